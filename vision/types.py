@@ -1,0 +1,32 @@
+"""Types shared by the recognizer (models' weights) and the rest of vision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class CardDetection:
+    """One card found in one frame.
+
+    card: a DESIGN.md identifier (`red-7`, `wild-draw4`) or `back` for a face-down card.
+    box: axis-aligned [x1, y1, x2, y2] in pixels of the original frame.
+    quad: the card's four corners (x, y) in pixels of the original frame, when known
+          (rotated cards), in order around the card.
+    """
+
+    card: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    quad: tuple[tuple[float, float], ...] | None = None
+    detector_confidence: float | None = None
+
+    def to_json(self) -> dict:
+        out = {
+            "card": self.card,
+            "confidence": round(float(self.confidence), 4),
+            "box": [round(float(v), 1) for v in self.box],
+        }
+        if self.quad is not None:
+            out["quad"] = [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad]
+        return out

@@ -1,0 +1,2 @@
+"""The dashboard: Flask app, templates, static files, live push channel, camera stream.
+No game logic lives here."""
