@@ -1,0 +1,417 @@
+"""Typed events the referee emits. Each has a class-level ``kind``, serialises with
+``to_dict()`` and reads as one line with ``text()``. Every event that rests on an inference
+(who placed a card, that a player drew the cards the table ordered) has ``inferred=True``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+
+class Event:
+    __slots__ = ()
+    kind: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    def text(self) -> str:  # pragma: no cover - every subclass overrides
+        return self.kind
+
+
+def _inf(e: Event) -> str:
+    return " (inferred)" if getattr(e, "inferred", False) else ""
+
+
+@dataclass(slots=True)
+class RoundStarted(Event):
+    kind: ClassVar[str] = "round_started"
+    round: int
+    dealer: int | None
+    inferred: bool = False
+
+    def text(self) -> str:
+        d = "dealer to be drawn" if self.dealer is None else f"seat {self.dealer} deals"
+        return f"round {self.round} starts, {d}"
+
+
+@dataclass(slots=True)
+class DealerDrawNeeded(Event):
+    """S2: these seats each turn up one card to choose the dealer (again after a tie)."""
+
+    kind: ClassVar[str] = "dealer_draw_needed"
+    seats: tuple[int, ...]
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seats {', '.join(map(str, self.seats))} draw for dealer: {self.reason}"
+
+
+@dataclass(slots=True)
+class DealerChosen(Event):
+    kind: ClassVar[str] = "dealer_chosen"
+    seat: int
+    rule: str
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} deals ({self.reason}, {self.rule})"
+
+
+@dataclass(slots=True)
+class CardsDealt(Event):
+    kind: ClassVar[str] = "cards_dealt"
+    hand_size: int
+    players: int
+    draw_pile: int
+    inferred: bool = True
+
+    def text(self) -> str:
+        return f"{self.hand_size} cards dealt to each of {self.players} seats, {self.draw_pile} left to draw{_inf(self)}"
+
+
+@dataclass(slots=True)
+class StarterReturned(Event):
+    """S4: the first card turned up goes back into the deck; flip another."""
+
+    kind: ClassVar[str] = "starter_returned"
+    card: str
+    rule: str
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"starter {self.card} goes back, reshuffle and flip again: {self.reason} ({self.rule})"
+
+
+@dataclass(slots=True)
+class StarterAccepted(Event):
+    kind: ClassVar[str] = "starter_accepted"
+    card: str
+    first_seat: int
+    direction: int
+    rule: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        way = "clockwise" if self.direction == 1 else "counter-clockwise"
+        return f"starter {self.card}: seat {self.first_seat} plays first, {way} ({self.rule})"
+
+
+@dataclass(slots=True)
+class TurnStarted(Event):
+    kind: ClassVar[str] = "turn_started"
+    seat: int
+    direction: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat}'s turn"
+
+
+@dataclass(slots=True)
+class PlayAccepted(Event):
+    kind: ClassVar[str] = "play_accepted"
+    seat: int
+    card: str
+    hand_count: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} plays {self.card}, {self.hand_count} left{_inf(self)}"
+
+
+@dataclass(slots=True)
+class IllegalPlay(Event):
+    kind: ClassVar[str] = "illegal_play"
+    seat: int | None
+    cards: tuple[str, ...]
+    reason: str
+    rule: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        who = "unknown seat" if self.seat is None else f"seat {self.seat}"
+        return f"ILLEGAL: {who} placed {' '.join(self.cards)}: {self.reason} ({self.rule}){_inf(self)}"
+
+
+@dataclass(slots=True)
+class PenaltyOrdered(Event):
+    kind: ClassVar[str] = "penalty_ordered"
+    seat: int
+    count: int
+    rule: str
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"PENALTY: seat {self.seat} draws {self.count}: {self.reason} ({self.rule})"
+
+
+@dataclass(slots=True)
+class CardsDrawn(Event):
+    """A seat's count grew by `count` (ordered draws are inferred: the table does not see them)."""
+
+    kind: ClassVar[str] = "cards_drawn"
+    seat: int
+    count: int
+    rule: str
+    hand_count: int
+    cards: tuple[str, ...] | None = None
+    inferred: bool = False
+
+    def text(self) -> str:
+        what = f" ({' '.join(self.cards)})" if self.cards else ""
+        return f"seat {self.seat} draws {self.count}{what}, now {self.hand_count} ({self.rule}){_inf(self)}"
+
+
+@dataclass(slots=True)
+class DeckReshuffled(Event):
+    """P9: the discard pile except its top card becomes the new draw pile."""
+
+    kind: ClassVar[str] = "deck_reshuffled"
+    cards: int
+    rule: str = "P9"
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"draw pile empty: {self.cards} discards reshuffled into a new draw pile (P9)"
+
+
+@dataclass(slots=True)
+class TurnSkipped(Event):
+    kind: ClassVar[str] = "turn_skipped"
+    seat: int
+    rule: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} loses the turn ({self.rule})"
+
+
+@dataclass(slots=True)
+class DirectionChanged(Event):
+    kind: ClassVar[str] = "direction_changed"
+    direction: int
+    rule: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"play now goes {'clockwise' if self.direction == 1 else 'counter-clockwise'} ({self.rule})"
+
+
+@dataclass(slots=True)
+class TurnPassed(Event):
+    kind: ClassVar[str] = "turn_passed"
+    seat: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} passes{_inf(self)}"
+
+
+@dataclass(slots=True)
+class ColourNeeded(Event):
+    kind: ClassVar[str] = "colour_needed"
+    seat: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} names a colour"
+
+
+@dataclass(slots=True)
+class ColourNamed(Event):
+    kind: ClassVar[str] = "colour_named"
+    seat: int
+    colour: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} names {self.colour}"
+
+
+@dataclass(slots=True)
+class ChallengeOffered(Event):
+    """W3: `seat` (told to draw 4) may challenge `against`'s Wild Draw Four."""
+
+    kind: ClassVar[str] = "challenge_offered"
+    seat: int
+    against: int
+    count: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} must draw {self.count} or challenge seat {self.against}"
+
+
+@dataclass(slots=True)
+class RevealNeeded(Event):
+    kind: ClassVar[str] = "reveal_needed"
+    seat: int
+    purpose: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat}: lay your hand face up ({self.purpose})"
+
+
+@dataclass(slots=True)
+class ChallengeResolved(Event):
+    kind: ClassVar[str] = "challenge_resolved"
+    challenger: int
+    challenged: int
+    guilty: bool
+    drawer: int
+    count: int
+    reason: str
+    rule: str = "W3"
+    inferred: bool = False
+
+    def text(self) -> str:
+        verdict = "GUILTY" if self.guilty else "innocent"
+        return f"challenge by seat {self.challenger}: seat {self.challenged} {verdict} ({self.reason}); seat {self.drawer} draws {self.count} (W3)"
+
+
+@dataclass(slots=True)
+class UnoCalled(Event):
+    kind: ClassVar[str] = "uno_called"
+    seat: int
+    late: bool = False
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} calls UNO{' (late, before any catch: U3)' if self.late else ''}"
+
+
+@dataclass(slots=True)
+class UnoMissed(Event):
+    """U2: the window closed (the next player began) without a call or a catch."""
+
+    kind: ClassVar[str] = "uno_missed"
+    seat: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} did not call UNO and was not caught in time"
+
+
+@dataclass(slots=True)
+class UnoCaught(Event):
+    kind: ClassVar[str] = "uno_caught"
+    seat: int
+    by: int | None
+    rule: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        who = "the table (strict mode)" if self.by is None else f"seat {self.by}"
+        return f"seat {self.seat} caught without UNO by {who} ({self.rule})"
+
+
+@dataclass(slots=True)
+class Notice(Event):
+    """An input the referee accepted into the log but that changes nothing, and why."""
+
+    kind: ClassVar[str] = "notice"
+    seat: int | None
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"note: {self.reason}"
+
+
+@dataclass(slots=True)
+class InputRejected(Event):
+    """An input that does not fit the game now (out of turn, wrong phase): state unchanged."""
+
+    kind: ClassVar[str] = "input_rejected"
+    input_kind: str
+    seat: int | None
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"rejected {self.input_kind}: {self.reason}"
+
+
+@dataclass(slots=True)
+class HandCountCorrected(Event):
+    kind: ClassVar[str] = "hand_count_corrected"
+    seat: int
+    old: int
+    new: int
+    source: str
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} count corrected {self.old} -> {self.new} ({self.source}: {self.reason})"
+
+
+@dataclass(slots=True)
+class StateRebuilt(Event):
+    """A host undo/amend: the state was rebuilt by replaying the log without/with the change."""
+
+    kind: ClassVar[str] = "state_rebuilt"
+    action: str
+    target: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"host {self.action} of log entry {self.target}: state rebuilt by replay"
+
+
+@dataclass(slots=True)
+class RoundEnded(Event):
+    kind: ClassVar[str] = "round_ended"
+    round: int
+    winner: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"round {self.round} over: seat {self.winner} went out"
+
+
+@dataclass(slots=True)
+class RoundScored(Event):
+    kind: ClassVar[str] = "round_scored"
+    round: int
+    winner: int
+    points: int
+    scores: tuple[int, ...]
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"round {self.round}: seat {self.winner} scores {self.points}; totals {list(self.scores)}"
+
+
+@dataclass(slots=True)
+class MatchEnded(Event):
+    kind: ClassVar[str] = "match_ended"
+    winner: int
+    scores: tuple[int, ...]
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"match over: seat {self.winner} wins with {self.scores[self.winner]}"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    c.kind: c for c in Event.__subclasses__()  # type: ignore[attr-defined]
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Inverse of Event.to_dict (for clients and tests)."""
+    cls = EVENT_TYPES[data["kind"]]
+    kwargs = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items() if k != "kind"}
+    return cls(**kwargs)

@@ -1,0 +1,277 @@
+"""The rules configuration (one validated pydantic model) and its named presets.
+
+Every option of RULES.md lives in a sub-model, so the house rules, scoring formats and teams
+of issue 3 are new fields in `house`, `scoring` and `teams`, not a new shape. An option that
+exists either works or is refused at load ("not implemented yet"): there are no silent
+no-op options. Contradictions are refused at load with a message naming the fields.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from table.errors import ConfigError
+
+_STRICT = ConfigDict(extra="forbid", validate_default=True)
+
+
+class SetupConfig(BaseModel):
+    """How a round starts (section S)."""
+
+    model_config = ConfigDict(**_STRICT, title="Round setup")
+
+    dealer: Literal["draw", "host"] = Field(
+        "draw",
+        description="S2: 'draw' = every player draws a card, highest number deals (action and "
+        "wild cards cannot win; ties draw again); 'host' = the host names the dealer. Later "
+        "rounds: the winner of the last round deals.",
+    )
+    hand_size: int = Field(7, ge=1, le=20, description="S3: cards dealt to each player.")
+    first_wild: Literal["first-player-names", "redraw"] = Field(
+        "first-player-names",
+        description="S4: a Wild turned up first: the first player names the colour and plays, "
+        "or it is put back and another card is flipped.",
+    )
+    first_reverse: Literal["right-of-dealer", "dealer-first", "left-counter-clockwise"] = Field(
+        "right-of-dealer",
+        description="S4: a Reverse turned up first: the player to the dealer's right starts and "
+        "play goes counter-clockwise; or the dealer starts, then to the right (Mattel sheet); or "
+        "the player left of the dealer starts and play goes counter-clockwise (seed 001).",
+    )
+    flip_until_number: bool = Field(
+        False, description="S4 option (seed 001): keep flipping until a number card shows."
+    )
+    first_player: Literal["left-of-dealer", "dealer"] = Field(
+        "left-of-dealer", description="S5: who plays first: the player left of the dealer, or the dealer."
+    )
+
+
+class PlayConfig(BaseModel):
+    """A turn, illegal plays and the Wild Draw Four (sections P and W)."""
+
+    model_config = ConfigDict(**_STRICT, title="Play")
+
+    illegal_play_penalty: int = Field(
+        2, ge=0, le=10, description="P7: cards drawn for an illegal play (0 = only the warning)."
+    )
+    advice_penalty: int = Field(
+        2, ge=0, le=10, description="P8: cards drawn for giving advice, applied by the host."
+    )
+    play_drawn: Literal["any", "number-only"] = Field(
+        "any",
+        description="P6: after drawing on one's turn, the drawn card may be played at once if "
+        "playable ('any'), or only if it is a number card ('number-only', seed 002).",
+    )
+    wild_draw4_legal: Literal["no-current-colour", "no-playable-card"] = Field(
+        "no-current-colour",
+        description="W2: a Wild Draw Four is legal when the player holds no card of the current "
+        "colour (official), or only with no other playable card (seed 002).",
+    )
+    challenge_extra: int = Field(
+        2, ge=0, le=10, description="W3: extra cards an unsuccessful challenger draws on top of the 4."
+    )
+
+
+class UnoConfig(BaseModel):
+    """Calling UNO (section U)."""
+
+    model_config = ConfigDict(**_STRICT, title="UNO calls")
+
+    missed_penalty: int = Field(2, ge=0, le=10, description="U2: cards drawn when caught without the call.")
+    false_call_penalty: int = Field(
+        2, ge=0, le=10, description="U4: cards drawn for calling UNO when not left with one card."
+    )
+    wrong_catch_penalty: int = Field(
+        2, ge=0, le=10, description="U5: cards the catcher draws for a wrong catch."
+    )
+    strict: bool = Field(
+        False,
+        description="U6: the table itself catches a missed call the moment the next player "
+        "begins, instead of waiting for a player to press catch.",
+    )
+
+
+class PointsConfig(BaseModel):
+    """The point table (D2); number cards always count their face value."""
+
+    model_config = ConfigDict(**_STRICT, title="Card points")
+
+    action: int = Field(20, ge=0, le=100, description="D2: points of a Skip, Reverse or Draw Two.")
+    wild: int = Field(50, ge=0, le=100, description="D2: points of a Wild (seed 000: 20).")
+    wild_draw4: int = Field(50, ge=0, le=100, description="D2: points of a Wild Draw Four (seed 000: 20).")
+
+
+class ScoringConfig(BaseModel):
+    """Scoring and match format (section R; issue 3 adds the other formats)."""
+
+    model_config = ConfigDict(**_STRICT, title="Scoring")
+
+    points: PointsConfig = Field(default_factory=PointsConfig, description="D2: the point table.")
+    format: Literal["standard"] = Field(
+        "standard",
+        description="R2: 'standard' = the winner scores the points left in the other hands. "
+        "(Negative, loss-points, chips, continuous and elimination come with issue 3.)",
+    )
+    target: int = Field(500, ge=1, le=100000, description="R2: points that win the match.")
+
+
+class HouseRules(BaseModel):
+    """House rules (section H), all off by default. Implemented by issue 3: switching one on
+    before that is refused at load."""
+
+    model_config = ConfigDict(**_STRICT, title="House rules")
+
+    stack_draw2: bool = Field(False, description="H1: a Draw Two may be stacked on a pending Draw Two.")
+    stack_draw4: bool = Field(False, description="H2: a Wild Draw Four may be stacked on a pending draw.")
+    deflect: bool = Field(False, description="H3: a same-colour Skip/Reverse deflects a pending Draw Two.")
+    follow_stack_colour: bool = Field(False, description="H4: after a stack is drawn, follow the colour of its last Draw Two.")
+    jump_in: bool = Field(False, description="H5: a card identical to the top card may be played out of turn.")
+    multi_play: bool = Field(False, description="H6: several cards of one number or symbol in one turn.")
+    draw_until_playable: bool = Field(False, description="H7: keep drawing until a playable card comes.")
+    seven_o: bool = Field(False, description="H8: a 0 rotates hands, a 7 swaps hands.")
+    red0_draw10: bool = Field(False, description="H9: red 0 makes the next player draw ten.")
+    silent2: bool = Field(False, description="H10: after a 2, the first to make a sound draws 2.")
+    slap9: bool = Field(False, description="H11: after a 9, the last seat to press draws 2.")
+    attack_mode: bool = Field(False, description="H12: the table says how many cards a launcher would give.")
+
+
+class TeamsConfig(BaseModel):
+    """Teams (section T; issue 3)."""
+
+    model_config = ConfigDict(**_STRICT, title="Teams")
+
+    mode: Literal["none", "partners"] = Field(
+        "none", description="T1: 'partners' = teams of two with 4 players sitting opposite."
+    )
+
+
+class RulesConfig(BaseModel):
+    """Every rule option of the referee, validated once at load."""
+
+    model_config = ConfigDict(**_STRICT, title="UNO Table rules")
+
+    name: str = Field("custom", min_length=1, max_length=40, description="Preset or rule-set name.")
+    players: int = Field(4, ge=2, le=10, description="S1: number of seats, 2 to 10.")
+    setup: SetupConfig = Field(default_factory=SetupConfig, description="Section S options.")
+    play: PlayConfig = Field(default_factory=PlayConfig, description="Sections P and W options.")
+    uno: UnoConfig = Field(default_factory=UnoConfig, description="Section U options.")
+    scoring: ScoringConfig = Field(default_factory=ScoringConfig, description="D2 and section R options.")
+    house: HouseRules = Field(default_factory=HouseRules, description="Section H options.")
+    teams: TeamsConfig = Field(default_factory=TeamsConfig, description="Section T options.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RulesConfig:
+        problems: list[str] = []
+        if self.setup.hand_size * self.players + 1 > 108:
+            problems.append(
+                f"setup.hand_size={self.setup.hand_size} with players={self.players} needs "
+                f"{self.setup.hand_size * self.players + 1} cards but the deck has 108"
+            )
+        if self.teams.mode == "partners" and self.players != 4:
+            problems.append(f"teams.mode='partners' needs players=4, got players={self.players}")
+        h = self.house
+        if h.deflect and not h.stack_draw2:
+            problems.append("house.deflect needs house.stack_draw2 (deflecting passes a pending stack)")
+        if h.follow_stack_colour and not (h.stack_draw2 or h.stack_draw4):
+            problems.append("house.follow_stack_colour needs house.stack_draw2 or house.stack_draw4")
+        if problems:
+            raise ValueError("; ".join(problems))
+        # Options that exist for issue 3 but do nothing yet are refused, never silently ignored.
+        todo = [f"house.{k}" for k, v in h if v]
+        if self.teams.mode != "none":
+            todo.append("teams.mode")
+        if todo:
+            raise ValueError(f"{', '.join(todo)}: not implemented yet (house rules and teams come with issue 3)")
+        return self
+
+
+#: Named presets: overrides on top of the defaults (which are the official rules).
+PRESETS: dict[str, dict[str, Any]] = {
+    "official": {"name": "official"},
+    "two-player": {"name": "two-player", "players": 2},
+}
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _format_errors(exc: ValidationError, where: str) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        lines.append(f"{loc}: {msg}" if loc != "(top level)" else msg)
+    return f"invalid rules in {where}: " + "; ".join(lines)
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """'play.illegal_play_penalty=0' -> {'play': {'illegal_play_penalty': 0}} (YAML values)."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"override {text!r}: expected KEY=VALUE, like 'uno.strict=true'")
+    value = yaml.safe_load(raw) if raw.strip() else ""
+    out: dict[str, Any] = {}
+    node = out
+    parts = key.strip().split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+    return out
+
+
+def load_rules(
+    preset: str | None = "official",
+    path: str | Path | None = None,
+    overrides: dict[str, Any] | list[str] | None = None,
+) -> RulesConfig:
+    """Build the rules: a preset, then a YAML file (which may name its own `preset:`), then
+    overrides (a nested dict or 'a.b=value' strings). Raises ConfigError naming the fields."""
+    data: dict[str, Any] = {}
+    where = f"preset {preset!r}" if preset else "defaults"
+    file_data: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        try:
+            file_data = yaml.safe_load(p.read_text()) or {}
+        except OSError as exc:
+            raise ConfigError(f"cannot read rules file {p}: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"rules file {p} is not valid YAML: {exc}") from exc
+        if not isinstance(file_data, dict):
+            raise ConfigError(f"rules file {p}: expected a mapping of options, got {type(file_data).__name__}")
+        file_data = dict(file_data)
+        preset = file_data.pop("preset", preset)
+        where = str(p)
+    if preset:
+        if preset not in PRESETS:
+            raise ConfigError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)}")
+        data = _merge(data, PRESETS[preset])
+    data = _merge(data, file_data)
+    if overrides:
+        if isinstance(overrides, list):
+            for item in overrides:
+                data = _merge(data, parse_override(item))
+        else:
+            data = _merge(data, overrides)
+        where += " with overrides"
+    try:
+        return RulesConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, where)) from None
+
+
+def preset(name: str, **overrides: Any) -> RulesConfig:
+    """A named preset, optionally with top-level or nested overrides."""
+    return load_rules(name, overrides=overrides or None)
