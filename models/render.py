@@ -54,8 +54,10 @@ def _bezier(p0: Point, p1: Point, p2: Point, n: int = 16):
     for t in np.linspace(0.0, 1.0, n):
         u = 1.0 - t
         out.append(
-            (u * u * p0[0] + 2 * u * t * p1[0] + t * t * p2[0],
-             u * u * p0[1] + 2 * u * t * p1[1] + t * t * p2[1])
+            (
+                u * u * p0[0] + 2 * u * t * p1[0] + t * t * p2[0],
+                u * u * p0[1] + 2 * u * t * p1[1] + t * t * p2[1],
+            )
         )
     return out
 
@@ -72,7 +74,10 @@ _DIGITS: dict[str, list[list[Point]]] = {
     "3": [_arc(0.48, 0.3, 0.29, 0.18, 205, 450), _arc(0.48, 0.69, 0.33, 0.19, 270, 515)],
     "4": [[(0.68, 0.88), (0.68, 0.12), (0.14, 0.66), (0.88, 0.66)]],
     "5": [[(0.8, 0.12), (0.3, 0.12), (0.23, 0.5)] + _arc(0.5, 0.64, 0.32, 0.24, 215, 505)],
-    "6": [_arc(0.5, 0.66, 0.32, 0.22, 0, 360, 40), _bezier((0.18, 0.66), (0.16, 0.14), (0.72, 0.12))],
+    "6": [
+        _arc(0.5, 0.66, 0.32, 0.22, 0, 360, 40),
+        _bezier((0.18, 0.66), (0.16, 0.14), (0.72, 0.12)),
+    ],
     "7": [[(0.14, 0.12), (0.86, 0.12), (0.42, 0.88)]],
     "8": [_arc(0.5, 0.3, 0.26, 0.18, 0, 360, 36), _arc(0.5, 0.69, 0.32, 0.2, 0, 360, 40)],
 }
@@ -84,8 +89,12 @@ def _arrow(cx: float, cy: float, angle: float, length: float, shaft: float, head
     """A filled arrow polygon pointing along `angle` (degrees, image coordinates)."""
     hl = length * 0.42
     pts = [
-        (-length / 2, -shaft / 2), (length / 2 - hl, -shaft / 2), (length / 2 - hl, -head / 2),
-        (length / 2, 0.0), (length / 2 - hl, head / 2), (length / 2 - hl, shaft / 2),
+        (-length / 2, -shaft / 2),
+        (length / 2 - hl, -shaft / 2),
+        (length / 2 - hl, -head / 2),
+        (length / 2, 0.0),
+        (length / 2 - hl, head / 2),
+        (length / 2 - hl, shaft / 2),
         (-length / 2, shaft / 2),
     ]
     a = math.radians(angle)
@@ -139,7 +148,7 @@ def random_params(rng: np.random.Generator, look: str | None = None) -> RenderPa
         ellipse_angle=float(rng.uniform(25, 38)),
         ellipse_line=float(rng.uniform(0.018, 0.04)),
         wear=float(rng.uniform(0, 1) ** 2),
-        gloss=float(rng.uniform(0, 1) ** 2 * 0.5),
+        gloss=float(rng.uniform(0, 1) ** 2 * 0.35),
         gloss_pos=float(rng.uniform(0.1, 0.9)),
         gloss_angle=float(rng.uniform(0, 180)),
         paper_tint=tuple(float(v) for v in rng.normal(0, 6, 3)),
@@ -261,7 +270,10 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool):
             layers.append((m, "fg"))
     elif rank == "draw4":
         for name, rx0, ry0 in (
-            ("green", 0.52, 0.1), ("red", 0.3, 0.25), ("blue", 0.45, 0.42), ("yellow", 0.15, 0.52)
+            ("green", 0.52, 0.1),
+            ("red", 0.3, 0.25),
+            ("blue", 0.45, 0.42),
+            ("yellow", 0.15, 0.52),
         ):
             m = canvas.mask()
             px0, py0 = x0 + rx0 * bw, y0 + ry0 * bh
@@ -271,8 +283,17 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool):
         for i, name in enumerate(("red", "blue", "green", "yellow")):
             m = canvas.mask()
             c = (int(x0 + bw / 2), int(y0 + bh / 2))
-            cv2.ellipse(m, c, (int(bw / 2), int(bh / 2)), 0, 180 + 90 * i, 270 + 90 * i, 255, -1,
-                        cv2.LINE_AA)
+            cv2.ellipse(
+                m,
+                c,
+                (int(bw / 2), int(bh / 2)),
+                0,
+                180 + 90 * i,
+                270 + 90 * i,
+                255,
+                -1,
+                cv2.LINE_AA,
+            )
             layers.append((m, name))
     else:
         raise ValueError(f"no glyph for {rank!r}")
@@ -291,8 +312,9 @@ def _composite_glyph(canvas, layers, fg, p: RenderParams, unit: float, style: st
         if style in ("outline_shadow", "drop_shadow"):
             dx, dy = (-sh, sh) if style == "outline_shadow" else (sh * 0.6, sh * 0.9)
             M = np.float32([[1, 0, dx], [0, 1, dy]])
-            shadow = cv2.warpAffine(outline if style == "outline_shadow" else m, M,
-                                    (canvas.w, canvas.h))
+            shadow = cv2.warpAffine(
+                outline if style == "outline_shadow" else m, M, (canvas.w, canvas.h)
+            )
             if style == "drop_shadow":
                 shadow = cv2.GaussianBlur(shadow, (0, 0), max(0.5, unit * 0.012))
             canvas.paint(shadow, black if style == "outline_shadow" else (0.1, 0.1, 0.12))
@@ -303,8 +325,15 @@ def _composite_glyph(canvas, layers, fg, p: RenderParams, unit: float, style: st
 
 def _glyph_box(rank: str, cx: float, cy: float, height: float):
     """The unit box for a glyph of a given height centred at (cx, cy)."""
-    aspect = {"skip": 1.0, "reverse": 1.0, "draw2": 0.9, "draw4": 1.0, "wildcircle": 0.75,
-              "+2": 1.05, "+4": 1.05}.get(rank, 0.62)
+    aspect = {
+        "skip": 1.0,
+        "reverse": 1.0,
+        "draw2": 0.9,
+        "draw4": 1.0,
+        "wildcircle": 0.75,
+        "+2": 1.05,
+        "+4": 1.05,
+    }.get(rank, 0.62)
     bw = height * aspect
     return (cx - bw / 2, cy - height / 2, bw, height)
 
@@ -405,18 +434,37 @@ def render_card(
         if rank == "wild":
             for i, name in enumerate(("blue", "green", "yellow", "red")):
                 m = cv_.mask()
-                cv2.ellipse(m, (int(cx), int(cy)), (eax, eay), p.ellipse_angle,
-                            -90 + 90 * i, 90 * i, 255, -1, cv2.LINE_AA)
+                cv2.ellipse(
+                    m,
+                    (int(cx), int(cy)),
+                    (eax, eay),
+                    p.ellipse_angle,
+                    -90 + 90 * i,
+                    90 * i,
+                    255,
+                    -1,
+                    cv2.LINE_AA,
+                )
                 cv_.paint(cv2.bitwise_and(m, field), cols[name])
         elif rank == "draw4" or p.look == "classic":
             m = cv_.mask()
-            cv2.ellipse(m, (int(cx), int(cy)), (eax, eay), p.ellipse_angle, 0, 360, 255, -1,
-                        cv2.LINE_AA)
+            cv2.ellipse(
+                m, (int(cx), int(cy)), (eax, eay), p.ellipse_angle, 0, 360, 255, -1, cv2.LINE_AA
+            )
             cv_.paint(cv2.bitwise_and(m, field), paper)
         if p.look == "2010s" and rank != "draw4":
             m = cv_.mask()
-            cv2.ellipse(m, (int(cx), int(cy)), (eax, eay), p.ellipse_angle, 0, 360, 255,
-                        max(1, int(round(p.ellipse_line * w))), cv2.LINE_AA)
+            cv2.ellipse(
+                m,
+                (int(cx), int(cy)),
+                (eax, eay),
+                p.ellipse_angle,
+                0,
+                360,
+                255,
+                max(1, int(round(p.ellipse_line * w))),
+                cv2.LINE_AA,
+            )
             cv_.paint(cv2.bitwise_and(m, field), paper)
         classic = p.look == "classic" and not wild
         style = "outline" if classic else "outline_shadow"
@@ -437,8 +485,17 @@ def render_card(
         if rank == "wild":
             for i, name in enumerate(("blue", "green", "yellow", "red")):
                 m = cv_.mask()
-                cv2.ellipse(m, (int(cx), int(cy)), (int(r * 0.8), int(r * 0.8)), 0,
-                            -90 + 90 * i, 90 * i, 255, -1, cv2.LINE_AA)
+                cv2.ellipse(
+                    m,
+                    (int(cx), int(cy)),
+                    (int(r * 0.8), int(r * 0.8)),
+                    0,
+                    -90 + 90 * i,
+                    90 * i,
+                    255,
+                    -1,
+                    cv2.LINE_AA,
+                )
                 cv_.paint(m, cols[name])
         style = "drop_shadow"
         fg = base if not wild else paper
@@ -473,8 +530,9 @@ def render_card(
     for m, key in clayers:  # paint both corners: the 180-degree copy comes from flipping
         flipped = cv2.flip(m, -1)
         clayers_pair = [(m, key), (flipped, key)]
-        _composite_glyph(cv_, clayers_pair, cfg, replace(p, outline=p.outline * 0.4), unit,
-                         cstyle, cols)
+        _composite_glyph(
+            cv_, clayers_pair, cfg, replace(p, outline=p.outline * 0.4), unit, cstyle, cols
+        )
 
     img = cv_.img
     if p.wear > 0 and rng is not None:
@@ -498,11 +556,17 @@ def _wear(img: np.ndarray, amount: float, rng: np.random.Generator) -> np.ndarra
         ang = rng.uniform(0, math.pi)
         ln = rng.uniform(0.05, 0.4) * w
         x1, y1 = x0 + ln * math.cos(ang), y0 + ln * math.sin(ang)
-        cv2.line(m, (int(x0), int(y0)), (int(x1), int(y1)), int(rng.uniform(40, 140)), 1,
-                 cv2.LINE_AA)
+        cv2.line(
+            m, (int(x0), int(y0)), (int(x1), int(y1)), int(rng.uniform(40, 140)), 1, cv2.LINE_AA
+        )
     for _ in range(int(amount * 30)):
-        cv2.circle(m, (int(rng.uniform(0, w)), int(rng.uniform(0, h))),
-                   int(rng.uniform(0, 2)), int(rng.uniform(30, 110)), -1)
+        cv2.circle(
+            m,
+            (int(rng.uniform(0, w)), int(rng.uniform(0, h))),
+            int(rng.uniform(0, 2)),
+            int(rng.uniform(30, 110)),
+            -1,
+        )
     a = (m.astype(np.float32) / 255.0)[..., None]
     return img * (1 - a) + 0.92 * a
 
@@ -538,8 +602,17 @@ def render_back(
     cv_.paint(field, cols["black"])
     cx, cy = w / 2, h / 2
     m = cv_.mask()
-    cv2.ellipse(m, (int(cx), int(cy)), (int(w * 0.36), int(h * 0.44)), p.ellipse_angle, 0, 360,
-                255, -1, cv2.LINE_AA)
+    cv2.ellipse(
+        m,
+        (int(cx), int(cy)),
+        (int(w * 0.36), int(h * 0.44)),
+        p.ellipse_angle,
+        0,
+        360,
+        255,
+        -1,
+        cv2.LINE_AA,
+    )
     cv_.paint(cv2.bitwise_and(m, field), cols["red"])
     t = cv_.mask()
     font = cv2.FONT_HERSHEY_TRIPLEX
@@ -580,5 +653,5 @@ def contact_sheet(look: str = "2010s", height: int = 180, seed: int | None = Non
     sheet = np.full((rows * (th + 6), cols * (tw + 6), 3), 128, np.uint8)
     for i, t in enumerate(tiles):
         r, c = divmod(i, cols)
-        sheet[r * (th + 6): r * (th + 6) + th, c * (tw + 6): c * (tw + 6) + tw] = t
+        sheet[r * (th + 6) : r * (th + 6) + th, c * (tw + 6) : c * (tw + 6) + tw] = t
     return sheet
