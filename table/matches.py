@@ -127,7 +127,7 @@ class MatchConfig(BaseModel):
                 "target with teams='rotating': a rotating match ends with its schedule, "
                 "not at a target"
             )
-        if "rotation_cycles" in self.model_fields_set and self.teams != "rotating":
+        if self.rotation_cycles != 1 and self.teams != "rotating":
             problems.append(
                 f"rotation_cycles with teams={self.teams!r}: only rotating partners have cycles"
             )
