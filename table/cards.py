@@ -116,7 +116,7 @@ def deck() -> list[Card]:
 
 
 def point_table(points) -> tuple[int, ...]:
-    """Per-face points from a PointsConfig (D2): numbers by face value unless configured."""
+    """Per-face points from a PointsConfig (D2): number cards count their face value."""
     table = []
     for face in range(54):
         if face == WILD:
@@ -124,7 +124,7 @@ def point_table(points) -> tuple[int, ...]:
         elif face == WILD_DRAW4:
             table.append(points.wild_draw4)
         elif face % 13 < 10:
-            table.append(face % 13 if points.number_face_value else points.number)
+            table.append(face % 13)
         else:
             table.append(points.action)
     return tuple(table)

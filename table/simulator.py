@@ -1,0 +1,328 @@
+"""Full-information simulation: real hands from a seeded shuffle, seats played by simple
+policies, every move fed to the same referee through the same inputs a real table sends.
+
+It is the test bed for the property tests and the source of the demo game: `SimGame.inputs`
+is what the camera, buttons and phones would report, and `SimGame.truth` (when recording)
+says what really happened at each input (who played what, true hand sizes, forgotten UNO
+calls). True hands are exposed (`hands`) so the reveal for challenges and end-of-round
+scoring is produced from them.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from table.cards import (
+    CARD_IDS,
+    COLOURS,
+    FACE_COLOUR,
+    FACE_RANK,
+    WILD,
+    WILD_DRAW4,
+    deck_faces,
+)
+from table.events import CardsDrawn, DeckReshuffled, Event, IllegalPlay, StarterReturned
+from table.inputs import (
+    Challenge,
+    DealerDraw,
+    Draw,
+    Flip,
+    Input,
+    NameColour,
+    Play,
+    Reveal,
+    SeatGesture,
+    StartRound,
+)
+from table.referee import (
+    CHALLENGE,
+    COLOUR,
+    DEALER_DRAW,
+    DRAWN,
+    FLIP,
+    MATCH_OVER,
+    PLAY,
+    REVEAL,
+    ROUND_OVER,
+    Rules,
+    State,
+    advance,
+    is_playable,
+    wild_draw4_allowed,
+)
+from table.rules import RulesConfig
+
+POLICIES = ("random", "greedy")
+
+
+@dataclass
+class SimOptions:
+    """Behaviour of the simulated players (rates are probabilities per occasion)."""
+
+    policies: tuple[str, ...] = ("random",)
+    forget_uno: float = 0.0  # a player with one card left forgets to press
+    catch_rate: float = 0.5  # someone notices a forgotten call and double-presses
+    challenge_rate: float = 0.3  # the seat told to draw 4 challenges
+    bluff_rate: float = 0.0  # a player plays a Wild Draw Four illegally when it could
+    voluntary_draw: float = 0.0  # a player with a playable card draws anyway (P5)
+    max_inputs: int = 20000  # a round longer than this is stopped and reported
+
+
+@dataclass
+class SimGame:
+    """One simulated round: the inputs in order, and (when recorded) the truth behind each."""
+
+    inputs: list[Input] = field(default_factory=list)
+    events: list[list[Event]] = field(default_factory=list)
+    truth: list[dict[str, Any]] = field(default_factory=list)
+    turns: int = 0
+    winner: int = -1
+    capped: bool = False
+
+
+class Simulator:
+    """Deals and plays rounds against a referee state. ``feed`` can also send each input to
+    a log (``on_input``, called BEFORE the referee applies it, like the real table)."""
+
+    def __init__(
+        self,
+        config: RulesConfig,
+        seed: int = 0,
+        options: SimOptions | None = None,
+        on_input: Callable[[Input], None] | None = None,
+        record: bool = False,
+    ):
+        self.rules = Rules(config)
+        self.n = self.rules.n
+        self.rng = random.Random(seed)
+        self.opt = options or SimOptions()
+        pol = self.opt.policies
+        for p in pol:
+            if p not in POLICIES:
+                raise ValueError(f"unknown policy {p!r}: choose from {', '.join(POLICIES)}")
+        self.policies = tuple(pol[i % len(pol)] for i in range(self.n))
+        self.on_input = on_input
+        self.record = record
+        self.state = State(self.rules)
+        self.hands: list[list[int]] = [[] for _ in range(self.n)]
+        self.pile: list[int] = []  # the physical draw pile, top = last
+        self.discard: list[int] = []
+        self.clock = 0.0
+        self.game = SimGame()
+        self._reshuffled_early = False
+
+    # ----- physical world
+
+    def _reshuffle(self) -> None:
+        # The referee announces the reshuffle before the draw that needs it, so cards still
+        # on the old pile (drawn first, they are on top) stay above the reshuffled ones.
+        fresh = self.discard[:-1]
+        self.rng.shuffle(fresh)
+        self.pile = fresh + self.pile
+        del self.discard[:-1]
+
+    def _take(self, seat: int, count: int) -> None:
+        hand = self.hands[seat]
+        pile = self.pile
+        for _ in range(count):
+            hand.append(pile.pop())
+
+    def feed(self, inp: Input, truth: dict[str, Any] | None = None) -> list[Event]:
+        if self.on_input is not None:
+            self.on_input(inp)
+        events = advance(self.state, inp)
+        game = self.game
+        game.inputs.append(inp)
+        if self.record:
+            game.events.append(events)
+            info = dict(truth or {})
+            info["hand_sizes"] = [len(h) for h in self.hands]
+            game.truth.append(info)
+        for e in events:
+            t = type(e)
+            if t is CardsDrawn:
+                if e.rule != "P5":  # the simulator took the voluntary draw itself
+                    self._take(e.seat, e.count)
+            elif t is DeckReshuffled:
+                if self._reshuffled_early:
+                    self._reshuffled_early = False
+                else:
+                    self._reshuffle()
+            elif t is IllegalPlay:
+                raise AssertionError(f"simulated player made an illegal play: {e.text()}")
+        return events
+
+    # ----- a round
+
+    def play_round(self, dealer: int | None = None) -> SimGame:
+        self.game = SimGame()
+        st = self.state
+        rng = self.rng
+        self.feed(StartRound(dealer=dealer))
+        while st.phase == DEALER_DRAW:
+            cards = list(deck_faces())
+            rng.shuffle(cards)
+            self.feed(DealerDraw({s: CARD_IDS[cards[i]] for i, s in enumerate(st.dealer_seats)}))
+        self.pile = deck_faces()
+        rng.shuffle(self.pile)
+        self.discard = []
+        hs = self.rules.hand_size
+        self.hands = [[self.pile.pop() for _ in range(hs)] for _ in range(self.n)]
+        while st.phase == FLIP:
+            face = self.pile.pop()
+            self.discard.append(face)
+            events = self.feed(Flip(CARD_IDS[face]))
+            if any(type(e) is StarterReturned for e in events):
+                self.discard.pop()
+                self.pile.append(face)
+                rng.shuffle(self.pile)
+        limit = self.opt.max_inputs
+        while st.phase != ROUND_OVER and st.phase != MATCH_OVER:
+            if len(self.game.inputs) >= limit:
+                self.game.capped = True
+                break
+            self._act()
+        if st.phase == ROUND_OVER:
+            self.game.winner = st.winner
+            for seat in range(self.n):
+                if seat != st.winner and self.hands[seat]:
+                    self.feed(Reveal(seat=seat, cards=tuple(CARD_IDS[f] for f in self.hands[seat])))
+        self.game.turns = st.turns
+        return self.game
+
+    def _press(self, seat: int, gesture: str) -> list[Event]:
+        self.clock += 0.5
+        return self.feed(SeatGesture(seat=seat, gesture=gesture, at=self.clock), {"seat": seat})
+
+    def _act(self) -> None:
+        st = self.state
+        phase = st.phase
+        rng = self.rng
+        opt = self.opt
+        if phase == PLAY:
+            seat = st.turn
+            hand = self.hands[seat]
+            legal = [f for f in hand if is_playable(st, f)]
+            if legal and WILD_DRAW4 in legal and not wild_draw4_allowed(st, hand):
+                if not (opt.bluff_rate and rng.random() < opt.bluff_rate):
+                    legal = [f for f in legal if f != WILD_DRAW4]
+            if legal and not (opt.voluntary_draw and rng.random() < opt.voluntary_draw):
+                self._play(seat, self._choose(seat, legal))
+            else:
+                self._draw(seat)
+        elif phase == DRAWN:
+            seat = st.turn
+            face = self.hands[seat][-1]
+            ok = is_playable(st, face)
+            if ok and st.rules.drawn_number_only and (face >= WILD or FACE_RANK[face] >= 10):
+                ok = False
+            if ok and face == WILD_DRAW4 and not wild_draw4_allowed(st, self.hands[seat]):
+                ok = False
+            if ok:
+                self._play(seat, face)
+            else:
+                self._press(seat, "hold")  # pass after drawing
+        elif phase == COLOUR:
+            seat = st.colour_seat
+            self.clock += 0.5
+            self.feed(NameColour(colour=self._best_colour(seat)), {"seat": seat})
+        elif phase == CHALLENGE:
+            seat = st.challenger
+            if opt.challenge_rate and rng.random() < opt.challenge_rate:
+                self._press(seat, "press")
+            else:
+                self.feed(Challenge(seat=seat, challenge=False), {"seat": seat})
+        elif phase == REVEAL:
+            seat = st.challenged
+            self.feed(Reveal(seat=seat, cards=tuple(CARD_IDS[f] for f in self.hands[seat])), {"seat": seat})
+        else:  # pragma: no cover - the loop only calls in a round
+            raise AssertionError(f"simulator stuck in phase {phase}")
+
+    def _choose(self, seat: int, legal: list[int]) -> int:
+        if self.policies[seat] == "random" or len(legal) == 1:
+            return legal[self.rng.randrange(len(legal))]
+        # greedy: shed the most points first, wild cards last (they always fit later)
+        return max(legal, key=lambda f: (f < WILD, FACE_RANK[f] if f < WILD else 0))
+
+    def _best_colour(self, seat: int) -> str:
+        counts = [0, 0, 0, 0]
+        for f in self.hands[seat]:
+            c = FACE_COLOUR[f]
+            if c >= 0:
+                counts[c] += 1
+        return COLOURS[counts.index(max(counts))]
+
+    def _play(self, seat: int, face: int) -> None:
+        hand = self.hands[seat]
+        hand.remove(face)
+        self.discard.append(face)
+        self.clock += 1.0
+        forgot = False
+        self.feed(Play(cards=(CARD_IDS[face],)), {"seat": seat, "card": CARD_IDS[face]} if self.record else None)
+        if len(hand) == 1:
+            opt = self.opt
+            forgot = bool(opt.forget_uno) and self.rng.random() < opt.forget_uno
+            if not forgot:
+                self._press(seat, "press")
+            elif opt.catch_rate and self.rng.random() < opt.catch_rate:
+                catcher = (seat + 1 + self.rng.randrange(self.n - 1)) % self.n
+                self._press(catcher, "double")
+            if self.record:
+                self.game.truth[-1 if forgot else -2]["forgot_uno"] = forgot
+
+    def _draw(self, seat: int) -> None:
+        if not self.pile:
+            if len(self.discard) <= 1:
+                self._press(seat, "hold")  # nothing to draw at all: pass
+                return
+            self._reshuffle()
+            self._reshuffled_early = True
+        face = self.pile.pop()
+        self.hands[seat].append(face)
+        self.feed(Draw(cards=(CARD_IDS[face],)), {"seat": seat, "card": CARD_IDS[face]})
+
+
+def simulate(
+    config: RulesConfig,
+    games: int,
+    seed: int = 0,
+    options: SimOptions | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Play `games` independent rounds (a game = one round, as in RLCard) and time them."""
+    turns = 0
+    inputs = 0
+    capped = 0
+    wins = [0] * config.players
+    iterator = range(games)
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(iterator, desc="simulating", unit="game")
+    t0 = time.perf_counter()
+    for g in iterator:
+        sim = Simulator(config, seed=seed * 1_000_003 + g, options=options)
+        game = sim.play_round()
+        turns += game.turns
+        inputs += len(game.inputs)
+        capped += game.capped
+        if game.winner >= 0:
+            wins[game.winner] += 1
+    dt = time.perf_counter() - t0
+    return {
+        "games": games,
+        "players": config.players,
+        "preset": config.name,
+        "seed": seed,
+        "seconds": round(dt, 4),
+        "games_per_s": round(games / dt, 1) if dt > 0 else None,
+        "turns_per_game": round(turns / games, 2) if games else 0,
+        "inputs_per_game": round(inputs / games, 2) if games else 0,
+        "inputs_per_s": round(inputs / dt, 1) if dt > 0 else None,
+        "capped_games": capped,
+        "wins_by_seat": wins,
+    }
