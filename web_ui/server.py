@@ -1,0 +1,75 @@
+"""Serve the dashboard on waitress, a real threaded WSGI server (never Flask's dev server).
+
+Every open live stream or camera viewer holds one waitress thread, so the pool is sized for
+the streams the app allows plus headroom for pages and commands.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from flask import Flask
+
+
+def server_options(app: Flask, *, threads: int | None = None) -> dict:
+    slots = app.extensions.get("uno_stream_slots")
+    streams = slots.limit if slots is not None else 90
+    threads = threads or streams + 8 + 16  # live streams + camera viewers + pages/commands
+    return {
+        "threads": threads,
+        "connection_limit": threads + 100,
+        # Read ahead on a busy connection so a client that hangs up is noticed while its
+        # stream is still running (environ["waitress.client_disconnected"]).
+        "channel_request_lookahead": 5,
+        "asyncore_use_poll": True,  # select() tops out at 1024 sockets
+        "cleanup_interval": 10,
+        "channel_timeout": 60,
+        "ident": "uno-table",
+    }
+
+
+def make_server(app: Flask, host: str = "127.0.0.1", port: int = 8000, *, threads: int | None = None):
+    """A waitress server bound now (port 0 picks a free port: see `.effective_port`), not yet
+    running; call `.run()` (blocking) and `.close()` to stop."""
+    from waitress.server import create_server
+
+    return create_server(app, host=host, port=port, **server_options(app, threads=threads))
+
+
+def serve(app: Flask, host: str = "0.0.0.0", port: int = 8000, *, threads: int | None = None) -> None:
+    """Serve until interrupted (blocking)."""
+    server = make_server(app, host, port, threads=threads)
+    try:
+        server.run()
+    finally:
+        server.close()
+
+
+class BackgroundServer:
+    """A waitress server on a thread, for tests, benchmarks and the app hub:
+    `with BackgroundServer(app) as srv: requests to srv.url`."""
+
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, *, threads: int | None = None):
+        self.server = make_server(app, host, port, threads=threads)
+        self.url = f"http://{host}:{self.server.effective_port}"
+        self._thread = threading.Thread(target=self._run, name="waitress", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self.server.run()
+        except OSError:
+            pass  # the socket map was closed under the loop by close(): a normal stop
+
+    def start(self) -> BackgroundServer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self.server.close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,113 @@
+/* Host controls: every correction is a referee input sent through /api/host/command. */
+"use strict";
+(() => {
+  const { el, show, api, command, toast, allCards, cardInfo, seatName } = UNO;
+  const $ = (id) => document.getElementById(id);
+  let entries = [];
+  let seats = [];
+
+  function fillSeats(st) {
+    const list = st.seats || [];
+    if (list.length === seats.length && list.every((s, i) => s.name === seats[i].name)) return;
+    seats = list;
+    for (const sel of [$("p-seat"), $("k-seat")]) {
+      const keep = sel.value;
+      sel.replaceChildren(...seats.map((s) => el("option", { value: s.seat, text: `${s.seat}: ${show(s.name)}` })));
+      if (keep) sel.value = keep;
+    }
+    const cs = $("c-seat");
+    cs.replaceChildren(el("option", { value: "", text: "as logged" }), ...seats.map((s) => el("option", { value: s.seat, text: `${s.seat}: ${show(s.name)}` })));
+    $("score-inputs").replaceChildren(...seats.map((s) => el("li", {},
+      el("label", { for: `pts-${s.seat}`, text: `${show(s.name)} (seat ${s.seat})` }),
+      el("input", { id: `pts-${s.seat}`, type: "number", min: 0, max: 10000, value: 0, inputmode: "numeric", required: true }))));
+  }
+
+  function renderState(st) {
+    $("h-top").textContent = cardInfo(st.top_card).label;
+    $("h-colour").textContent = show(st.current_colour);
+    $("h-turn").textContent = seatName(st, st.turn);
+    fillSeats(st);
+  }
+
+  function entryLabel(e) {
+    const p = e.payload || {};
+    const cards = p.cards ? p.cards.join(" ") : p.card || "";
+    return `#${e.seq} ${e.kind}${e.seat !== null && e.seat !== undefined ? ` seat ${e.seat}` : ""} ${cards}${e.inferred ? " (inferred)" : ""}`.trim();
+  }
+
+  async function loadEntries() {
+    try {
+      const data = await api("/api/log?limit=80");
+      entries = data.entries.filter((e) => !e.withdrawn && !["amend", "undo"].includes(e.kind)).reverse();
+    } catch (e) { toast(`log: ${e.message}`, false); return; }
+    const cards = entries.filter((e) => ["play", "flip"].includes(e.kind));
+    const cSel = $("c-entry");
+    const keep = cSel.value;
+    cSel.replaceChildren(...cards.map((e) => el("option", { value: e.seq, text: entryLabel(e) })));
+    if (keep && cards.some((e) => String(e.seq) === keep)) cSel.value = keep;
+    const dSel = $("d-entry");
+    const dKeep = dSel.value;
+    dSel.replaceChildren(...entries.map((e) => el("option", { value: e.seq, text: entryLabel(e) })));
+    if (dKeep) dSel.value = dKeep;
+    $("withdraw-list").replaceChildren(...entries.slice(0, 12).map((e) => el("li", {},
+      el("span", { text: entryLabel(e) }),
+      el("button", { type: "button", class: "small", dataset: { target: e.seq },
+        onclick: () => command({ kind: "undo", target: e.seq }, `entry #${e.seq} withdrawn`).then(loadEntries).catch(() => {}) }, "Withdraw"))));
+  }
+
+  function on(formId, build, okText) {
+    $(formId).addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      let cmd;
+      try { cmd = build(); } catch (e) { toast(e.message, false); return; }
+      try {
+        await command(cmd, okText);
+        $("host-msg").textContent = `${okText}.`;
+        loadEntries();
+      } catch (e) { $("host-msg").textContent = e.message; }
+    });
+  }
+
+  $("c-card").replaceChildren(...allCards().map((c) => el("option", { value: c, text: cardInfo(c).label })));
+  on("correct-form", () => {
+    const seq = Number($("c-entry").value);
+    const entry = entries.find((e) => e.seq === seq);
+    if (!entry) throw new Error("choose a log entry with a recognised card");
+    const input = { ...(entry.payload || { kind: entry.kind }) };
+    const card = $("c-card").value;
+    if (input.kind === "flip") input.card = card;
+    else input.cards = [card];
+    if ($("c-seat").value !== "") input.seat = Number($("c-seat").value);
+    return { kind: "amend", target: seq, input };
+  }, "Card corrected");
+  on("penalty-form", () => {
+    const cmd = { kind: "host_penalty", seat: Number($("p-seat").value), count: Number($("p-count").value), rule: $("p-rule").value.trim() };
+    const reason = $("p-reason").value.trim();
+    if (reason) cmd.reason = reason;
+    return cmd;
+  }, "Penalty ordered");
+  on("count-form", () => ({ kind: "correct_count", seat: Number($("k-seat").value), count: Number($("k-count").value), reason: "host correction" }), "Hand count set");
+  on("scores-form", () => ({ kind: "confirm_scores", points: seats.map((s) => Number($(`pts-${s.seat}`).value || 0)) }), "Scores confirmed");
+  on("dispute-form", () => {
+    const cmd = { kind: "resolve_dispute", target: Number($("d-entry").value), ruling: $("d-ruling").value };
+    const note = $("d-note").value.trim();
+    if (note) cmd.note = note;
+    return cmd;
+  }, "Dispute resolved");
+  on("raw-form", () => {
+    let cmd;
+    try { cmd = JSON.parse($("raw").value); } catch (e) { throw new Error("not valid JSON"); }
+    return cmd;
+  }, "Input sent");
+  $("undo").addEventListener("click", () => {
+    if (!window.confirm($("undo").dataset.confirm)) return;
+    command({ kind: "undo" }, "Last input withdrawn").then(loadEntries).catch(() => {});
+  });
+
+  let timer = null;
+  UNO.live({
+    snapshot: (st) => { renderState(st); loadEntries(); },
+    state: renderState,
+    event: () => { clearTimeout(timer); timer = setTimeout(loadEntries, 300); },
+  });
+})();

@@ -1,0 +1,54 @@
+/* Table page: the state in large type, seats, verdicts and the live event feed. */
+"use strict";
+(() => {
+  const { el, show, cardEl, live, eventText, seatName } = UNO;
+  const $ = (id) => document.getElementById(id);
+  const MAX_EVENTS = 40;
+
+  function render(st) {
+    const colour = st.current_colour;
+    $("colour").dataset.colour = colour || "";
+    $("colour").className = `colour-block c-${colour || "none"}`;
+    $("colour-name").textContent = colour ? colour.toUpperCase() : "—";
+    $("top-card").replaceChildren(cardEl(st.top_card));
+    $("turn").textContent = seatName(st, st.turn);
+    $("direction").textContent = st.direction === -1 ? "↺ counter-clockwise" : "↻ clockwise";
+    $("status").textContent = show(st.status);
+    const aw = $("awaiting");
+    aw.hidden = st.awaiting_colour === null || st.awaiting_colour === undefined;
+    aw.textContent = aw.hidden ? "" : `Waiting for ${seatName(st, st.awaiting_colour)} to name a colour`;
+    const p = st.pending || {};
+    const bits = [];
+    if (p.draw) bits.push(`next player draws ${p.draw}`);
+    if (p.stack && p.stack.length) bits.push(`stack: ${p.stack.join(", ")}`);
+    for (const pen of p.penalties || []) bits.push(`${seatName(st, pen.seat)} draws ${pen.count}${pen.reason ? ` (${pen.reason})` : ""}`);
+    $("pending").hidden = bits.length === 0;
+    $("pending").textContent = bits.length ? `Pending: ${bits.join(" · ")}` : "";
+    $("seats").replaceChildren(...(st.seats || []).map((s) => {
+      const uno = s.uno === "called" ? "UNO called" : s.uno === "missed" ? "UNO missed!" : "";
+      return el("li", { class: `seat${s.seat === st.turn ? " turn" : ""}`, dataset: { seat: s.seat } },
+        el("span", { class: "seat-name", text: `${show(s.name)}` }),
+        el("span", { class: "seat-no", text: `seat ${s.seat}` }),
+        el("span", { class: "count", text: `${show(s.hand_count)} card${s.hand_count === 1 ? "" : "s"}${s.inferred ? " (inferred)" : ""}` }),
+        uno ? el("span", { class: `badge ${s.uno}`, text: uno }) : null,
+        s.team !== undefined && s.team !== null ? el("span", { class: "badge", text: `team ${s.team}` }) : null,
+        s.seat === st.turn ? el("span", { class: "badge turn", text: "to play" }) : null);
+    }));
+    $("verdicts").replaceChildren(...(st.verdicts || []).slice().reverse().map((v) =>
+      el("li", { class: v.ok === false ? "bad" : "ok" },
+        el("strong", { text: v.ok === false ? "✗ refused: " : "✓ " }), show(v.text),
+        v.reason ? el("span", { class: "reason", text: ` — ${v.reason}` }) : null)));
+    const m = st.match || {};
+    $("match-info").textContent = `Round ${show(m.round)} · ${show(m.format)} to ${show(m.target)} · rules: ${show(m.preset)}`;
+  }
+
+  function addEvent(ev) {
+    const list = $("events");
+    list.prepend(el("li", { dataset: { seq: ev.seq, type: ev.type }, class: ev.payload && ev.payload.inferred ? "inferred" : "" },
+      el("span", { class: "seq", text: `#${ev.seq}` }), " ", eventText(ev),
+      ev.payload && ev.payload.inferred ? el("span", { class: "badge inferred", text: "inferred" }) : null));
+    while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
+  }
+
+  live({ snapshot: render, state: render, event: addEvent });
+})();
