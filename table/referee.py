@@ -237,11 +237,12 @@ class State:
         return new
 
     def fingerprint(self) -> tuple:
-        """Every game fact (not the history) as a comparable tuple."""
+        """Every game fact as a comparable tuple (not the log position or history: an input
+        that changes nothing leaves an equal state)."""
         return tuple(
             [p.as_dict() for p in v] if k == "pending" else
             [e.to_dict() for e in v] if k == "verdicts" else v
-            for k in State.__slots__ if k not in ("rules", "history")
+            for k in State.__slots__ if k not in ("rules", "history", "seq")
             for v in (getattr(self, k),)
         )  # fmt: skip
 
@@ -992,9 +993,10 @@ def _catch(s: State, inp: Catch, ev: list[Event]) -> None:
         if not targets and s.exposed & (1 << seat):
             # The exposed player's own double press: taken as the call, not a self-catch.
             return _call_uno(s, CallUno(seat=seat, at=inp.at), ev)
-    if s.exposed & targets:
+    hit = s.exposed & targets
+    if hit:
         for t in range(s.rules.n):
-            if s.exposed & targets >> t & 1:
+            if hit >> t & 1:
                 s.exposed &= ~(1 << t)
                 s.caught |= 1 << t
                 ev.append(UnoCaught(t, seat, "U2"))
