@@ -189,3 +189,15 @@ def test_browser_description():
         assert sum(s["ms"] for s in seq) == pytest.approx(PATTERNS[name].duration("passive") * 1000)
     with pytest.raises(UnknownPatternError):
         browser_pattern("nope")
+
+
+def test_patterns_command_json_is_the_browser_description(capsys):
+    import json
+
+    from table.cli import main
+
+    assert main(["patterns", "--json", "--kind", "active"]) == 0
+    assert json.loads(capsys.readouterr().out) == browser_patterns("active")
+    assert main(["patterns"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in PATTERN_NAMES)

@@ -186,3 +186,16 @@ def test_wiring_table_lists_every_pin_with_its_header_pin():
     assert f"| Passive buzzer | GPIO18 | {BCM_TO_HEADER[18]} |" in table
     assert "RGB LED blue leg | GPIO21 | 40" in table
     assert "Ground (GND)" in table
+
+
+def test_wiring_command_prints_the_table(capsys, tmp_path):
+    from table.cli import main
+
+    assert main(["wiring", "--pin-map", str(EXAMPLE_PIN_MAPS[6])]) == 0
+    out = capsys.readouterr().out
+    assert "| Seat 5 button | GPIO20 | 38 |" in out and "RGB" not in out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seats:\n  0: {button: 17}\n  1: {buton: 27}\ncolour_pad: null\nbuzzer: null\n")
+    assert main(["wiring", "--pin-map", str(bad)]) == 2  # a clean one-line error, not a trace
+    err = capsys.readouterr().err
+    assert f"{bad}:3: seats.1.buton: unknown key 'buton'" in err
