@@ -199,3 +199,15 @@ def test_wiring_command_prints_the_table(capsys, tmp_path):
     assert main(["wiring", "--pin-map", str(bad)]) == 2  # a clean one-line error, not a trace
     err = capsys.readouterr().err
     assert f"{bad}:3: seats.1.buton: unknown key 'buton'" in err
+
+
+def test_pi_setup_shows_the_current_default_wiring():
+    from firmware_config.pinmap import HERE
+
+    setup = (HERE / "PI_SETUP.md").read_text()
+    assert wiring_table(load_pin_map()).strip() in setup, "regenerate the table: uno-table wiring"
+    for name in ("uno-table.service", "pi-config.txt"):
+        assert (HERE / name).is_file()
+    unit = (HERE / "uno-table.service").read_text()
+    assert "ExecStart=" in unit and "uno-table run" in unit
+    assert "Restart=on-failure" in unit and "WantedBy=multi-user.target" in unit
