@@ -79,8 +79,9 @@ def _simulate(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from table.inputs import InputError
     from table.log import EventLog
-    from table.referee import new_state, snapshot, step
+    from table.referee import check_input, new_state, snapshot, step
 
     if not Path(args.db).exists():
         raise LogError(f"{args.db}: no such log file")
@@ -91,6 +92,10 @@ def _replay(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"log {args.db}: {len(inputs)} inputs, rules {rules.name!r}, {rules.players} players")
     for seq, inp in enumerate(inputs, 1):
+        try:
+            check_input(state, inp)
+        except InputError as exc:
+            raise LogError(f"{args.db}: entry {seq} cannot be replayed: {exc}") from None
         state, events = step(state, inp)
         if args.json:
             print(json.dumps({"seq": seq, "input": inp.to_dict(), "events": [e.to_dict() for e in events]}))

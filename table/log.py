@@ -15,8 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table.cards import FACE_OF
 from table.errors import LogError
 from table.inputs import INPUT_TYPES, Input, InputError, input_to_dict, parse_input
+from table.referee import State, advance, check_input, new_state
 from table.rules import RulesConfig
 
 FORMAT = "uno-table-log"
@@ -50,6 +52,12 @@ def _fast_input(d: dict[str, Any]) -> Input:
         elif k == "cards" and isinstance(v, dict):
             v = {int(s): c for s, c in v.items()}
         kw[k] = v
+    for key in ("card", "cards"):
+        value = kw.get(key)
+        if value is not None:
+            for c in value.values() if isinstance(value, dict) else (value,) if key == "card" else value:
+                if c not in FACE_OF:
+                    raise ValueError(f"unknown card {c!r}")
     return cls(**kw)
 
 
@@ -193,3 +201,16 @@ class EventLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def rebuild_state(rules: RulesConfig, inputs: list[Input], where: str = "log") -> State:
+    """Replay logged inputs, checking each as the live table did; an entry that cannot apply
+    (a damaged or hand-edited log) gives LogError naming it instead of a crash."""
+    state = new_state(rules)
+    for seq, inp in enumerate(inputs, 1):
+        try:
+            check_input(state, inp)
+        except InputError as exc:
+            raise LogError(f"{where}: entry {seq} cannot be replayed: {exc}") from None
+        advance(state, inp)
+    return state

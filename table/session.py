@@ -14,8 +14,8 @@ from typing import Any
 
 from table.events import Event
 from table.inputs import Input, parse_input
-from table.log import EventLog, MemoryLog
-from table.referee import State, check_input, replay, snapshot, step
+from table.log import EventLog, MemoryLog, rebuild_state
+from table.referee import State, check_input, snapshot, step
 from table.rules import RulesConfig
 
 Listener = Callable[[list[Event], dict[str, Any]], None]
@@ -29,7 +29,7 @@ class Session:
             log = MemoryLog(rules)
         self.log = log
         self.rules = log.rules
-        self.state: State = replay(self.rules, log.inputs())
+        self.state: State = rebuild_state(self.rules, log.inputs(), str(getattr(log, "path", "log")))
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
 
