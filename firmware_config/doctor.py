@@ -280,9 +280,14 @@ def check_port(port: int, host: str = "0.0.0.0") -> Check:
 
 def run_doctor(options: DoctorOptions) -> list[Check]:
     if options.data_dir is None:
+        from table.paths import PROJECT_ROOT as ROOT
         from table.paths import data_dir
 
-        data = data_dir()
+        try:
+            data = data_dir()
+        except OSError:  # cannot even be created: the data_dir check reports it
+            env = os.environ.get("UNO_TABLE_DATA")
+            data = Path(env).expanduser() if env else ROOT / "data"
     else:
         data = Path(options.data_dir)
     model_dirs = options.model_dirs if options.model_dirs is not None else [PROJECT_ROOT / "models", data / "models"]

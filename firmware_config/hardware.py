@@ -221,6 +221,24 @@ class VirtualPanel:
         pin.drive_low()
         pin.drive_high()
 
+    def perform(self, action: dict, *, background: bool = True) -> None:
+        """Do what the dashboard's virtual panel asks, in the referee's input JSON shape:
+        `{"kind": "gesture", "seat": 2, "gesture": "double"}` or `{"kind": "colour", "colour": "red"}`."""
+        kind = action.get("kind")
+        if kind == "gesture":
+            gestures = {"press": self.press, "double": self.double_press, "hold": self.hold}
+            gesture = action.get("gesture", "press")
+            if gesture not in gestures:
+                raise ValueError(f"gesture must be one of {', '.join(gestures)}, not {gesture!r}")
+            seat = action.get("seat")
+            if not isinstance(seat, int) or isinstance(seat, bool):
+                raise UnknownSeatError(f"a virtual gesture needs an integer seat, not {seat!r}")
+            gestures[gesture](seat, background=background)
+        elif kind == "colour":
+            self.pick_colour(action.get("colour"))
+        else:
+            raise ValueError(f"virtual action kind must be 'gesture' or 'colour', not {kind!r}")
+
     def _tap(self, seat: int) -> None:
         self.push(seat)
         self._hw.clock.sleep(self.TAP)
