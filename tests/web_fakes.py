@@ -341,3 +341,64 @@ def _event_type(kind: str) -> str:
 def _entry_text(inp: dict) -> str:
     bits = [f"{k}={v}" for k, v in inp.items() if k != "kind"]
     return f"{inp['kind']} " + " ".join(bits)
+
+
+class SSEClient:
+    """A minimal Server-Sent Events reader over http.client, for tests and the benchmark:
+    what a browser's EventSource does, with the Last-Event-ID header on reconnect."""
+
+    def __init__(self, base_url: str, path: str = "/api/stream", *, last_event_id: int | None = None, timeout: float = 10.0):
+        import http.client
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(base_url)
+        self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = str(last_event_id)
+        self.conn.request("GET", path, headers=headers)
+        self.sock = self.conn.sock  # getresponse() forgets it on "Connection: close"
+        self.resp = self.conn.getresponse()
+        self.status = self.resp.status
+        self.last_id: int | None = last_event_id
+        self.comments = 0
+
+    def next(self) -> dict | None:
+        """The next message as {"type", "payload", "id"}; skips comments, counts them.
+        None at end of stream. Raises TimeoutError (socket.timeout) when nothing comes."""
+        import json as _json
+
+        data: list[str] = []
+        msg_id = None
+        while True:
+            line = self.resp.readline()
+            if not line:
+                return None
+            text = line.decode().rstrip("\r\n")
+            if text == "":
+                if data:
+                    msg = _json.loads("\n".join(data))
+                    if msg_id is not None:
+                        self.last_id = int(msg_id)
+                    msg["id"] = msg_id and int(msg_id)
+                    return msg
+                continue
+            field, _, value = text.partition(":")
+            value = value.removeprefix(" ")
+            if field == "":
+                self.comments += 1
+            elif field == "data":
+                data.append(value)
+            elif field == "id":
+                msg_id = value
+
+    def close(self) -> None:
+        import socket
+
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.resp.close()
+        self.conn.close()
+        self.sock.close()

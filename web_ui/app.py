@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
 import time
 from urllib.parse import quote
 
@@ -49,6 +50,7 @@ def create_app(
     max_camera_streams: int = 8,
     heartbeat: float = 10.0,
     state_interval: float = 1.0,
+    max_stream_age: float = 900.0,
     secret_key: str | None = None,
     login_limit: int = 5,
 ) -> Flask:
@@ -58,6 +60,9 @@ def create_app(
     each seat's QR code; public_url: how phones reach this server (e.g.
     "http://192.168.1.20:8000"), used in QR codes; default: the URL of the request.
     max_streams: live streams held at once (keep below the server's thread count).
+    max_stream_age: a live stream is ended after this many seconds; the browser reconnects
+    and resumes from its Last-Event-ID, so a phone that vanished without closing its socket
+    cannot hold a thread for longer than this.
     """
     if not isinstance(host_pin, str) or len(host_pin) < 4:
         raise ValueError("host_pin must be a string of at least 4 characters")
@@ -77,6 +82,9 @@ def create_app(
     camera_slots = StreamSlots(max_camera_streams)
     throttle = auth.LoginThrottle(limit=login_limit)
     app.extensions["uno_stream_slots"] = slots
+    # Set by the server on shutdown: every open stream ends at its next wake-up (<= 1 s).
+    stopping = threading.Event()
+    app.extensions["uno_stopping"] = stopping
 
     def base_url() -> str:
         return app.config["PUBLIC_URL"] or request.host_url.rstrip("/")
@@ -87,7 +95,8 @@ def create_app(
 
     def disconnected_check():
         # waitress tells a running task when its client hung up (channel_request_lookahead>0)
-        return request.environ.get("waitress.client_disconnected") or (lambda: False)
+        gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
+        return lambda: stopping.is_set() or gone()
 
     # ---------------------------------------------------------------- page plumbing
 
@@ -220,6 +229,7 @@ def create_app(
             disconnected=disconnected_check(),
             heartbeat=heartbeat,
             state_interval=state_interval,
+            max_age=max_stream_age,
         )
         resp = Response(gen, mimetype="text/event-stream")
         resp.headers["Cache-Control"] = "no-store"

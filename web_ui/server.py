@@ -42,7 +42,15 @@ def serve(app: Flask, host: str = "0.0.0.0", port: int = 8000, *, threads: int |
     try:
         server.run()
     finally:
+        stop_streams(app)
         server.close()
+
+
+def stop_streams(app: Flask) -> None:
+    """Ask every open live/camera stream to end (they notice within a second)."""
+    stopping = app.extensions.get("uno_stopping")
+    if stopping is not None:
+        stopping.set()
 
 
 class BackgroundServer:
@@ -50,6 +58,7 @@ class BackgroundServer:
     `with BackgroundServer(app) as srv: requests to srv.url`."""
 
     def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, *, threads: int | None = None):
+        self.app = app
         self.server = make_server(app, host, port, threads=threads)
         self.url = f"http://{host}:{self.server.effective_port}"
         self._thread = threading.Thread(target=self._run, name="waitress", daemon=True)
@@ -65,6 +74,7 @@ class BackgroundServer:
         return self
 
     def close(self) -> None:
+        stop_streams(self.app)
         self.server.close()
         self._thread.join(timeout=5)
 

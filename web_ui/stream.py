@@ -52,13 +52,16 @@ def event_stream(
     heartbeat: float = 10.0,
     state_interval: float = 1.0,
     poll: float = 1.0,
+    max_age: float = float("inf"),
     clock: Callable[[], float] = time.monotonic,
 ) -> Iterator[bytes]:
     """The live channel. Fresh connection (`after` None): a "snapshot" message (its SSE id is
     the snapshot's seq), then every later event as an "event" message with id = seq, in order.
     Resume (`after` = the Last-Event-ID the browser sends back): the events after it, then a
     "state" message, so nothing is missed or repeated. A "state" (current snapshot) follows
-    new events at most once per `state_interval` s."""
+    new events at most once per `state_interval` s. After `max_age` s the stream ends after a
+    complete message; EventSource reconnects with Last-Event-ID and loses nothing."""
+    born = clock()
     yield f"retry: {RETRY_MS}\n\n".encode()
     snap = service.snapshot()
     head = int(snap.get("seq", 0))
@@ -73,7 +76,7 @@ def event_stream(
         state_due = True
     last_state = float("-inf") if state_due else clock()
     last_write = clock()
-    while not disconnected():
+    while not disconnected() and clock() - born < max_age:
         now = clock()
         wait = min(poll, max(0.0, last_write + heartbeat - now))
         if state_due:
