@@ -51,6 +51,7 @@ def register(sub) -> None:
     p.add_argument("--mock-gpio", action="store_true", help="use mock pins (no hardware)")
     p.add_argument("--seconds", type=float, default=None, help="stop listening after this long")
     p.add_argument("--quiet", action="store_true", help="skip the buzzer patterns")
+    p.add_argument("--step", type=float, default=0.4, help="seconds each LED and colour stays on")
     p.set_defaults(func=_hwtest)
 
 
@@ -113,21 +114,23 @@ def _hwtest(args: argparse.Namespace) -> int:
     factory = pin_factory_for(args.mock_gpio)
     with TableHardware(pin_map, factory) as hw:
         hw.on_gesture(lambda g: print(json.dumps(g.to_json()), flush=True))
+        if hw.virtual is not None:
+            print("mock pins: nothing will light or sound; presses can only be virtual", flush=True)
         for seat in pin_map.seat_numbers:
             print(f"seat {seat} LED", flush=True)
             hw.show_turn(seat)
-            time.sleep(0.4)
+            time.sleep(args.step)
         hw.show_turn(None)
         for colour in COLOURS:
             print(f"RGB LED {colour}", flush=True)
             hw.show_colour(colour)
-            time.sleep(0.4)
+            time.sleep(args.step)
         hw.show_colour(None)
         if not args.quiet and hw.buzzer is not None:
             for name in PATTERN_NAMES:
                 print(f"buzzer {name}: {PATTERNS[name].description}", flush=True)
                 hw.buzzer.play(name, wait=True)
-                time.sleep(0.6)
+                time.sleep(args.step)
         print("press buttons (Ctrl-C to stop)", flush=True)
         deadline = None if args.seconds is None else time.monotonic() + args.seconds
         try:

@@ -214,3 +214,11 @@ def test_gpiozero_env_mock_is_an_explicit_request(monkeypatch):
         assert isinstance(factory, MockFactory)
     finally:
         factory.close()
+
+
+def test_hwtest_command_runs_on_mock_pins(capsys):
+    from table.cli import main
+
+    assert main(["hwtest", "--mock-gpio", "--seconds", "0", "--quiet", "--step", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "seat 3 LED" in out and "RGB LED blue" in out and "press buttons" in out
