@@ -1,0 +1,480 @@
+"""The app hub: one writer between every source of input and the referee.
+
+Vision, seat buttons, phones and the host all call `TableHub.submit` (or `enqueue`). A single
+writer thread takes inputs in the order they arrived, logs each one (committed, fsynced)
+before the referee applies it, and fans the resulting events out to the dashboard feed and
+to listeners (buzzer, LEDs). The hub implements the dashboard's service protocol
+(`web_ui/service.py`) with plain JSON, so the web layer never touches the referee.
+
+Collaborators that need cameras or GPIO are passed in already built (duck-typed), so this
+module imports none of that code (DESIGN.md: table/ holds no camera, GPIO or HTTP code).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from table.errors import UnoTableError
+from table.events import Event
+from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
+from table.log import EventLog, MemoryLog
+from table.referee import (
+    COLOUR,
+    IDLE,
+    MATCH_OVER,
+    ROUND_OVER,
+    check_input,
+    new_state,
+    snapshot,
+    step,
+)
+from table.rules import PRESETS, RulesConfig, load_rules
+
+#: Host commands handled by the hub itself (the rest are referee inputs).
+HOST_COMMANDS = ("setup", "rules", "start", "pause", "resume", "end-round", "new-match")
+
+Listener = Callable[[list[Event], dict[str, Any]], None]
+
+
+class CommandError(UnoTableError, ValueError):
+    """A command the hub refused (unknown, not allowed now, or from the wrong seat)."""
+
+
+class Feed:
+    """Every message the dashboard sees, numbered from 1, kept for resume after a dropped
+    connection. Rebuilt by replay on start, so numbers survive a restart."""
+
+    def __init__(self) -> None:
+        self._items: list[dict[str, Any]] = []
+        self._cond = threading.Condition()
+
+    @property
+    def last_seq(self) -> int:
+        return len(self._items)
+
+    def publish(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        with self._cond:
+            msg = {"seq": len(self._items) + 1, "type": kind, "payload": payload}
+            self._items.append(msg)
+            self._cond.notify_all()
+        return msg
+
+    def publish_events(self, events: list[Event]) -> None:
+        with self._cond:
+            for e in events:
+                payload = e.to_dict()
+                payload["text"] = e.text()
+                self._items.append({"seq": len(self._items) + 1, "type": e.kind, "payload": payload})
+            self._cond.notify_all()
+
+    def after(self, seq: int, timeout: float = 0.0) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + max(0.0, timeout)
+        with self._cond:
+            while len(self._items) <= seq:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return []
+                self._cond.wait(left)
+            return self._items[max(0, seq):]
+
+    def all(self) -> list[dict[str, Any]]:
+        with self._cond:
+            return list(self._items)
+
+
+class TableHub:
+    """The running table: rules, log, live state, feed and the single writer.
+
+    `log` is an EventLog (SQLite, the product) or MemoryLog (headless runs). `names` are the
+    players in seat order. `frames` (optional) offers `latest(after, timeout)` for the camera
+    page; `panel` (optional, mock GPIO only) offers `describe()` and `press(target, gesture)`.
+    """
+
+    def __init__(
+        self,
+        log: EventLog | MemoryLog,
+        names: list[str] | None = None,
+        *,
+        preset: str | None = None,
+        frames: Any = None,
+        panel: Any = None,
+        match_dir: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.log = log
+        self.rules_config: RulesConfig = log.rules
+        n = self.rules_config.players
+        self.names = list(names or [f"Seat {i}" for i in range(n)])
+        if len(self.names) != n:
+            raise CommandError(f"{len(self.names)} names given for {n} seats")
+        self.preset = preset or self.rules_config.name
+        self.frames = frames
+        self.panel = panel
+        self.match_dir = match_dir
+        self.clock = clock
+        self.paused = False
+        self.feed = Feed()
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()  # guards state and log
+        self._queue: queue.Queue[tuple[dict[str, Any] | Any, str, Future] | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        # State is the fold over the log; the feed is rebuilt with it, so message numbers and
+        # the log view are the same after a restart (power cut) as before it.
+        self.state = new_state(self.rules_config)
+        self._entries: list[dict[str, Any]] = []
+        for inp in log.inputs():
+            self._apply_logged(inp, source="log")
+
+    # ----- the single writer
+
+    def start(self) -> TableHub:
+        if self._writer is None:
+            self._writer = threading.Thread(target=self._run, name="table-writer", daemon=True)
+            self._writer.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join(timeout)
+            self._writer = None
+
+    def close(self) -> None:
+        self.stop()
+        self.log.close()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            command, source, fut = item
+            if fut.set_running_or_notify_cancel():
+                try:
+                    fut.set_result(self._handle(command, source))
+                except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+                    fut.set_exception(exc)
+
+    def enqueue(self, command: dict[str, Any] | Any, source: str = "host") -> Future:
+        """Queue an input or host command; the future holds its result or its error.
+
+        Without a running writer (tests, headless runs) it is handled at once."""
+        fut: Future = Future()
+        if self._writer is None:
+            fut.set_running_or_notify_cancel()
+            try:
+                fut.set_result(self._handle(command, source))
+            except BaseException as exc:  # noqa: BLE001
+                fut.set_exception(exc)
+            return fut
+        self._queue.put((command, source, fut))
+        return fut
+
+    def submit(self, command: dict[str, Any] | Any, *, source: str = "host", timeout: float = 10.0) -> dict:
+        """Apply an input or host command and wait for its result (the dashboard's door)."""
+        return self.enqueue(command, source).result(timeout)
+
+    # ----- handling one command (writer thread only)
+
+    def _handle(self, command: dict[str, Any] | Any, source: str) -> dict[str, Any]:
+        kind = command.get("kind") if isinstance(command, dict) else getattr(command, "kind", None)
+        if kind in HOST_COMMANDS:
+            if not source.startswith("host"):
+                raise CommandError(f"'{kind}' is a host command; {source} may not send it")
+            return self._host_command(kind, command)
+        if self.paused and source != "host":
+            raise CommandError(f"the game is paused by the host; {kind or 'input'} from {source} ignored")
+        inp = parse_input(command)
+        self._check_source(inp, source)
+        with self._lock:
+            check_input(self.state, inp)
+            self.log.append(inp)  # logged (committed) before it is acted on
+            events = self._apply_logged(inp, source)
+            snap = snapshot(self.state)
+        for listener in list(self._listeners):
+            listener(events, snap)
+        return {"ok": True, "events": [e.to_dict() | {"text": e.text()} for e in events]}
+
+    def _check_source(self, inp: Any, source: str) -> None:
+        """A phone that joined seat N acts only for seat N."""
+        if not source.startswith("seat:"):
+            return
+        seat = int(source.split(":", 1)[1])
+        if inp.kind not in ("gesture", "call_uno", "catch", "challenge", "pass", "colour", "draw"):
+            raise CommandError(f"a seat controller may not send '{inp.kind}'")
+        claimed = getattr(inp, "seat", None)
+        if claimed is None:
+            try:
+                inp.seat = seat
+            except AttributeError:
+                pass
+        elif claimed != seat:
+            raise CommandError(f"seat {seat}'s controller cannot act for seat {claimed}")
+
+    def _apply_logged(self, inp: Any, source: str) -> list[Event]:
+        self.state, events = step(self.state, inp)
+        entry = input_to_dict(inp)
+        seat = entry.get("seat")
+        self._entries.append(
+            {
+                "seq": len(self._entries) + 1,
+                "kind": inp.kind,
+                "seat": seat,
+                "inferred": any(getattr(e, "inferred", False) for e in events),
+                "text": "; ".join(e.text() for e in events) or inp.kind,
+                "payload": entry,
+                "source": source,
+                "time": time.time(),
+            }
+        )
+        self.feed.publish_events(events)
+        return events
+
+    def _host_command(self, kind: str, command: dict[str, Any]) -> dict[str, Any]:
+        if kind == "pause":
+            self.paused = True
+            self.feed.publish("status", {"status": "paused"})
+        elif kind == "resume":
+            self.paused = False
+            self.feed.publish("status", {"status": self._status()})
+        elif kind == "start":
+            return self._handle({"kind": "start_round"}, "host")
+        elif kind == "end-round":
+            raise CommandError(
+                "a round ends when a seat goes out; to abandon it, start a new match (new-match)"
+            )
+        elif kind in ("setup", "rules", "new-match"):
+            return self._new_match(command)
+        return {"ok": True}
+
+    def _new_match(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Setup, a rules change or a new match starts a new log: a log is played by one set of
+        rules from its first entry (the old match stays on disk, readable by `replay`)."""
+        players = command.get("players")
+        names = self.names
+        if players is not None:
+            if not isinstance(players, list) or not all(isinstance(p, (dict, str)) for p in players):
+                raise CommandError("players: expected a list of {seat, name} objects")
+            names = [p["name"] if isinstance(p, dict) else p for p in players]
+            if not all(isinstance(n, str) and n.strip() for n in names):
+                raise CommandError("players: every seat needs a non-empty name")
+        preset = command.get("preset") or self.preset
+        overrides = dict(command.get("rules") or {})
+        overrides["players"] = len(names)
+        overrides.pop("name", None)
+        rules = load_rules(preset, overrides=overrides)
+        if self.match_dir is not None:
+            self.match_dir.mkdir(parents=True, exist_ok=True)
+            path = self.match_dir / f"match-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}.db"
+            new_log: EventLog | MemoryLog = EventLog(path, rules)
+            write_names(path, names)
+        else:
+            new_log = MemoryLog(rules)
+        with self._lock:
+            self.log.close()
+            self.log, self.rules_config, self.names, self.preset = new_log, rules, names, preset
+            self.state = new_state(rules)
+            self._entries = []
+        self.feed.publish("match", {"preset": preset, "players": names, "rules": rules.model_dump(mode="json")})
+        self.feed.publish("snapshot", self.snapshot())
+        return {"ok": True, "log": str(getattr(new_log, "path", "memory"))}
+
+    # ----- listeners
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    # ----- the dashboard's service protocol
+
+    def _status(self) -> str:
+        phase = self.state.phase
+        if self.paused:
+            return "paused"
+        if phase == IDLE:
+            return "setup"
+        if phase == ROUND_OVER:
+            return "round-over"
+        if phase == MATCH_OVER:
+            return "match-over"
+        return "playing"
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            ref = snapshot(self.state)
+            seq = self.feed.last_seq
+        return dashboard_view(ref, self.names, self._status(), self.preset, seq)
+
+    def wait_events(self, after_seq: int, timeout: float) -> list[dict]:
+        if after_seq > self.feed.last_seq:  # a client from before a new match: resync it
+            return [{"seq": self.feed.last_seq, "type": "snapshot", "payload": self.snapshot()}]
+        return self.feed.after(after_seq, timeout)
+
+    def scores(self) -> dict:
+        rounds = []
+        totals = [0] * len(self.names)
+        running = []
+        winners: list[int] = []
+        for msg in self.feed.all():
+            if msg["type"] == "round_scored":
+                p = msg["payload"]
+                points = [0] * len(self.names)
+                points[p["winner"]] = p["points"]
+                rounds.append({"round": p["round"], "winner": p["winner"], "points": points})
+                totals = list(p["scores"])
+                running.append(list(totals))
+            elif msg["type"] == "match_ended":
+                winners = [msg["payload"]["winner"]]
+            elif msg["type"] == "match":
+                rounds, running, winners = [], [], []
+                totals = [0] * len(msg["payload"]["players"])
+        return {
+            "format": getattr(self.rules_config.scoring, "format", "standard"),
+            "target": self.state.rules.target,
+            "players": list(self.names),
+            "rounds": rounds,
+            "totals": totals,
+            "running": running,
+            "winners": winners,
+            "finished": bool(winners),
+        }
+
+    def log_entries(self, *, seat: int | None = None, kind: str | None = None, limit: int = 200) -> list[dict]:
+        with self._lock:
+            rows = [
+                e for e in self._entries
+                if (seat is None or e["seat"] == seat) and (kind is None or e["kind"] == kind)
+            ]  # fmt: skip
+        return rows[-limit:] if limit else rows
+
+    def rules(self) -> dict:
+        """{"current", "presets", "schema"} for the setup page."""
+        return {
+            "current": self.rules_config.model_dump(mode="json"),
+            "presets": [{"name": k, "values": v} for k, v in PRESETS.items()],
+            "schema": RulesConfig.model_json_schema(),
+        }
+
+    def latest_frame(self, after: int, timeout: float) -> tuple[int, bytes] | None:
+        if self.frames is None:
+            return None
+        return self.frames.latest(after, timeout)
+
+    def hardware(self) -> dict | None:
+        return None if self.panel is None else self.panel.describe()
+
+    def press(self, target: str, gesture: str) -> dict:
+        if self.panel is None:
+            raise CommandError("there is no virtual hardware panel: the table uses real GPIO")
+        return self.panel.press(target, gesture)
+
+
+def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: str, seq: int) -> dict:
+    """The referee's snapshot in the shape the dashboard reads (web_ui/service.py)."""
+    called = set(ref["uno"]["called"])
+    missed = set(ref["uno"]["catchable"]) | set(ref["uno"]["caught"])
+    seats = []
+    for i, name in enumerate(names):
+        count = ref["hand_counts"][i] if i < len(ref["hand_counts"]) else None
+        uno = "called" if i in called else "missed" if i in missed else "none"
+        seats.append({"seat": i, "name": name, "hand_count": count, "uno": uno, "inferred": False})
+    pending_draw = sum(p.get("count", 0) for p in ref.get("pending_draws", []))
+    verdicts = []
+    for e in ref.get("last_verdicts", []):
+        ok = e.get("kind") == "play_accepted"
+        verdicts.append(
+            {"ok": ok, "text": e.get("text") or e.get("kind"), "reason": e.get("reason", "")}
+        )
+    return {
+        "seq": seq,
+        "status": status,
+        "phase": ref["phase"],
+        "current_colour": ref["colour"],
+        "top_card": ref["top_card"],
+        "turn": ref["turn"],
+        "direction": ref["direction"],
+        "dealer": ref["dealer"],
+        "seats": seats,
+        "pending": {
+            "draw": pending_draw,
+            "stack": [p for p in ref.get("pending_draws", [])],
+            "penalties": ref.get("deferred_penalties", []),
+        },
+        "awaiting_colour": ref["awaiting"]["colour"] if ref["phase"] == COLOUR else None,
+        "awaiting": ref["awaiting"],
+        "verdicts": verdicts,
+        "match": {
+            "round": ref["round"],
+            "format": "standard",
+            "target": ref["target"],
+            "preset": preset,
+            "scores": ref["scores"],
+            "winner": ref["winner"],
+        },
+        "draw_pile": ref["draw_pile"],
+        "referee": ref,
+    }
+
+
+# ----- match files: the log DB plus the player names beside it
+
+
+def names_path(db: Path) -> Path:
+    return db.with_suffix(".players.txt")
+
+
+def write_names(db: Path, names: list[str]) -> None:
+    """Written atomically (temp file, fsync, rename) so a power cut leaves old or new."""
+    import os
+
+    tmp = names_path(db).with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(names) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, names_path(db))
+
+
+def read_names(db: Path) -> list[str] | None:
+    p = names_path(db)
+    if not p.exists():
+        return None
+    return [line for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def latest_unfinished(match_dir: Path) -> Path | None:
+    """The newest match log whose match is not over (resume after a restart)."""
+    if not match_dir.is_dir():
+        return None
+    for db in sorted(match_dir.glob("match-*.db"), reverse=True):
+        try:
+            with EventLog(db, create=False) as log:
+                from table.log import rebuild_state
+
+                state = rebuild_state(log.rules, log.inputs(), str(db))
+        except UnoTableError:
+            continue
+        if state.phase != MATCH_OVER:
+            return db
+    return None
+
+
+__all__ = [
+    "HOST_COMMANDS",
+    "INPUT_TYPES",
+    "CommandError",
+    "Feed",
+    "InputError",
+    "StartRound",
+    "TableHub",
+    "dashboard_view",
+    "latest_unfinished",
+    "read_names",
+    "write_names",
+]

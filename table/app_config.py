@@ -1,0 +1,146 @@
+"""`uno-table.yaml`: every setting of the whole table, with its default, validated once at
+start. The camera, detector and pin-map sections are kept as plain mappings here and validated
+by their own folders' models when the app starts (table/ never imports camera or GPIO code).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from table.errors import ConfigError
+
+_STRICT = ConfigDict(extra="forbid", validate_default=True)
+
+
+class DashboardConfig(BaseModel):
+    model_config = ConfigDict(**_STRICT, title="Dashboard")
+
+    host: str = Field(
+        "0.0.0.0",
+        min_length=1,
+        description="Address the dashboard listens on (0.0.0.0: every phone on the network).",
+    )
+    port: int = Field(8000, ge=1, le=65535, description="TCP port of the dashboard.")
+    threads: int = Field(
+        64, ge=4, le=512, description="Server threads: each open live view holds one."
+    )
+    host_pin: str | None = Field(
+        None,
+        pattern=r"^[0-9]{4,8}$",
+        description="Host PIN (4-8 digits). Empty: a new random PIN is printed at each start.",
+    )
+
+
+class GpioConfig(BaseModel):
+    model_config = ConfigDict(**_STRICT, title="GPIO")
+
+    pin_map: Path | None = Field(
+        None, description="Pin map YAML (firmware_config/). Empty: the shipped 4-seat map."
+    )
+    mock: bool = Field(
+        False,
+        description="Use gpiozero's MockFactory (no Pi needed; buttons pressed from the dashboard).",
+    )
+
+
+class AppConfig(BaseModel):
+    """The whole table: who plays, by which rules, seen by which camera."""
+
+    model_config = ConfigDict(**_STRICT, title="UNO Table")
+
+    players: list[str] = Field(
+        default_factory=lambda: ["Ana", "Ben", "Cleo", "Dev"],
+        min_length=2,
+        max_length=10,
+        description="Player names in seat order (seat 0 first, clockwise). S1: 2 to 10.",
+    )
+    preset: str = Field("official", description="Rules preset (see README: presets).")
+    rules: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Rule overrides on top of the preset, e.g. {house: {stack_draw2: true}}.",
+    )
+    data_dir: Path | None = Field(
+        None, description="Where the database and model overrides live. Empty: $UNO_TABLE_DATA or ./data."
+    )
+    camera: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "simulated"},
+        description="Camera source, chosen by its `type` (simulated, opencv, picamera2, video, "
+        "images); validated by vision's source config.",
+    )
+    vision: dict[str, Any] = Field(
+        default_factory=dict, description="Detector, zones and tracker settings (vision's config)."
+    )
+    gpio: GpioConfig = Field(default_factory=GpioConfig, description="Seat buttons, buzzer, LEDs.")
+    dashboard: DashboardConfig = Field(default_factory=DashboardConfig, description="The dashboard.")
+
+    @model_validator(mode="after")
+    def _names(self) -> AppConfig:
+        seen: set[str] = set()
+        for i, name in enumerate(self.players):
+            if not name.strip():
+                raise ValueError(f"players[{i}]: a player needs a name")
+            if name in seen:
+                raise ValueError(f"players[{i}]: {name!r} is named twice")
+            seen.add(name)
+        return self
+
+    def rules_config(self):
+        """The validated rules for these players (preset + overrides + player count)."""
+        from table.rules import load_rules
+
+        overrides = dict(self.rules)
+        overrides.setdefault("players", len(self.players))
+        if overrides["players"] != len(self.players):
+            raise ConfigError(
+                f"rules.players={overrides['players']} but {len(self.players)} players are named"
+            )
+        return load_rules(self.preset, overrides=overrides)
+
+
+def load_app_config(path: str | Path | None = None, **overrides: Any) -> AppConfig:
+    """Read `uno-table.yaml` (or defaults when `path` is None), apply overrides, validate.
+
+    A missing file named explicitly, bad YAML or a bad field gives ConfigError naming the file
+    and the field."""
+    data: dict[str, Any] = {}
+    where = "defaults"
+    if path is not None:
+        p = Path(path)
+        where = str(p)
+        try:
+            data = yaml.safe_load(p.read_text()) or {}
+        except FileNotFoundError:
+            raise ConfigError(f"config file {p} does not exist") from None
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {p}: {exc.strerror}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {p} is not valid YAML: {exc}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {p}: expected a mapping of settings")
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        config = AppConfig.model_validate(data)
+        config.rules_config()  # the rules are part of the config: refuse bad ones at start
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+            lines.append(f"{loc}: {err['msg'].removeprefix('Value error, ')}")
+        raise ConfigError(f"{where}: " + "; ".join(lines)) from None
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return config
+
+
+def default_config_yaml() -> str:
+    """The defaults as a commented YAML file (`uno-table config --write`)."""
+    out = ["# uno-table.yaml: every setting with its default. Delete what you do not change."]
+    for name, field in AppConfig.model_fields.items():
+        out.append(f"# {field.description}")
+        value = AppConfig().model_dump(mode="json")[name]
+        out.append(yaml.safe_dump({name: value}, sort_keys=False).rstrip())
+    return "\n".join(out) + "\n"
