@@ -21,8 +21,8 @@ from table.scoring import (
     RoundResult,
     RoundScore,
     ScoringError,
-    _describe,
     check_counts,
+    describe_validation_error,
     score_round,
 )
 from table.teams import (
@@ -155,7 +155,7 @@ def load_match_config(data: Mapping | MatchConfig | None = None) -> MatchConfig:
     try:
         return MatchConfig.model_validate(dict(data or {}))
     except ValidationError as exc:
-        raise ConfigError(f"match config: {_describe(exc)}") from None
+        raise ConfigError(f"match config: {describe_validation_error(exc)}") from None
 
 
 class Payment(BaseModel):

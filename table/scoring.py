@@ -165,7 +165,7 @@ class RoundResult(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            raise ScoringError(f"bad round result: {_describe(exc)}") from None
+            raise ScoringError(f"bad round result: {describe_validation_error(exc)}") from None
 
     def went_out(self) -> int:
         if self.winner is not None:
@@ -362,7 +362,7 @@ def score_round(
     )
 
 
-def _describe(exc: ValidationError) -> str:
+def describe_validation_error(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
