@@ -1,0 +1,222 @@
+"""Vision configuration: validated once at start (pydantic, extra="forbid").
+
+Sources and detector backends are plugins chosen by a `type` key (Frigate style)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Point = tuple[float, float]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ----------------------------------------------------------------------------- sources
+class PiCameraSourceConfig(_Strict):
+    """The Raspberry Pi camera through picamera2 (imported only when used)."""
+
+    type: Literal["picamera2"] = Field("picamera2", description="Source kind.")
+    camera: int = Field(0, ge=0, le=7, description="Camera number on the Pi.")
+    main_size: tuple[int, int] = Field(
+        (1280, 720), description="Main stream (display) width, height in pixels."
+    )
+    lores_size: tuple[int, int] = Field(
+        (640, 360), description="Low-resolution stream (detector) width, height in pixels."
+    )
+    fps: float = Field(20.0, gt=0, le=120, description="Frame rate asked of the camera.")
+
+
+class DeviceSourceConfig(_Strict):
+    """An OpenCV capture device: a USB webcam index or a stream URL."""
+
+    type: Literal["device"] = Field("device", description="Source kind.")
+    device: int | str = Field(0, description="Webcam index (0, 1, ...) or a stream URL.")
+    width: int = Field(1280, ge=16, le=7680, description="Requested frame width in pixels.")
+    height: int = Field(720, ge=16, le=4320, description="Requested frame height in pixels.")
+    fps: float = Field(30.0, gt=0, le=240, description="Requested frame rate.")
+
+
+class VideoSourceConfig(_Strict):
+    """A video file, read frame by frame."""
+
+    type: Literal["video"] = Field("video", description="Source kind.")
+    path: Path = Field(description="Video file path.")
+    realtime: bool = Field(
+        False, description="Pace frames at the file's frame rate (as a live camera would)."
+    )
+    loop: bool = Field(False, description="Start again at the end instead of stopping.")
+
+
+class FolderSourceConfig(_Strict):
+    """A folder of still images, in name order."""
+
+    type: Literal["folder"] = Field("folder", description="Source kind.")
+    path: Path = Field(description="Folder holding .jpg/.png/.bmp/.webp images.")
+    fps: float = Field(5.0, gt=0, le=240, description="Frame rate when realtime is on.")
+    realtime: bool = Field(False, description="Pace frames at `fps`.")
+    loop: bool = Field(False, description="Start again at the end instead of stopping.")
+
+
+class SimSourceConfig(_Strict):
+    """The simulated table: frames rendered from a scripted sequence of table actions."""
+
+    type: Literal["sim"] = Field("sim", description="Source kind.")
+    seed: int = Field(0, ge=0, description="Seed of the scripted game and of the renders.")
+    plays: int = Field(30, ge=1, le=100_000, description="Plays in the built-in script.")
+    width: int = Field(1280, ge=320, le=3840, description="Frame width in pixels.")
+    height: int = Field(720, ge=240, le=2160, description="Frame height in pixels.")
+    fps: float = Field(20.0, gt=0, le=120, description="Simulated camera frame rate.")
+    realtime: bool = Field(False, description="Pace frames at `fps` (a live demo).")
+    mat: bool = Field(True, description="Draw the printed play mat (ArUco markers) on the table.")
+
+
+SourceConfig = Annotated[
+    PiCameraSourceConfig
+    | DeviceSourceConfig
+    | VideoSourceConfig
+    | FolderSourceConfig
+    | SimSourceConfig,
+    Field(discriminator="type"),
+]
+
+
+class CameraRetryConfig(_Strict):
+    """How the capture thread retries a camera that is missing or unplugged."""
+
+    initial_s: float = Field(0.5, gt=0, le=60, description="First wait before a retry.")
+    max_s: float = Field(10.0, gt=0, le=600, description="Longest wait between retries.")
+    factor: float = Field(2.0, ge=1, le=10, description="Wait multiplier after each failure.")
+    max_bad_reads: int = Field(
+        30, ge=1, le=10_000, description="Failed reads in a row before the camera is reopened."
+    )
+
+
+# ----------------------------------------------------------------------------- detectors
+class OnnxDetectorConfig(_Strict):
+    """The shipped ONNX model(s) through ONNX Runtime (vision.recognizer)."""
+
+    type: Literal["onnx"] = Field("onnx", description="Detector backend.")
+    detector_path: Path | None = Field(
+        None, description="Detector .onnx file; the shipped model when empty."
+    )
+    classifier_path: Path | None = Field(
+        None, description="Classifier .onnx file; the shipped model when empty."
+    )
+    min_confidence: float = Field(
+        0.25, ge=0, le=1, description="Detections below this confidence are dropped."
+    )
+
+
+class UltralyticsDetectorConfig(_Strict):
+    """A YOLO `.pt` file through ultralytics (training machines; never needed on the Pi)."""
+
+    type: Literal["ultralytics"] = Field("ultralytics", description="Detector backend.")
+    path: Path = Field(description="YOLO weights (.pt) whose class names are card identifiers.")
+    imgsz: int = Field(640, ge=32, le=4096, description="Inference image size.")
+    min_confidence: float = Field(0.25, ge=0, le=1, description="Confidence threshold.")
+
+
+class SimTruthDetectorConfig(_Strict):
+    """Reads the simulated table's own truth, with noise: a stand-in detector for tests and
+    for demos without a model. Works only with the `sim` source."""
+
+    type: Literal["sim-truth"] = Field("sim-truth", description="Detector backend.")
+    seed: int = Field(0, ge=0, description="Seed of the noise.")
+    miss_rate: float = Field(0.05, ge=0, le=1, description="Chance a visible card is missed.")
+    flicker_rate: float = Field(
+        0.02, ge=0, le=1, description="Chance a detection is read as a wrong face for one frame."
+    )
+    min_visible: float = Field(
+        0.6, ge=0, le=1, description="A card less visible than this is not detected."
+    )
+
+
+DetectorConfig = Annotated[
+    OnnxDetectorConfig | UltralyticsDetectorConfig | SimTruthDetectorConfig,
+    Field(discriminator="type"),
+]
+
+
+# ----------------------------------------------------------------------------- zones
+class ZonePolygons(_Strict):
+    """Zones as polygons in frame pixels, for a table without the printed mat."""
+
+    discard: list[Point] = Field(
+        min_length=3, description="Discard pile polygon, (x, y) pixels of the frame."
+    )
+    draw: list[Point] = Field(min_length=3, description="Draw pile polygon, pixels.")
+    reveal: list[Point] = Field(min_length=3, description="Reveal zone polygon, pixels.")
+
+
+class CalibrationConfig(_Strict):
+    """Where the zones are: found from the printed mat, or given as polygons."""
+
+    use_mat: bool = Field(True, description="Look for the printed mat's ArUco markers.")
+    paper: Literal["A3", "A4"] = Field("A3", description="Paper size the mat was printed on.")
+    redetect_every: int = Field(
+        30, ge=1, le=10_000, description="Frames between searches for the mat (camera bumped)."
+    )
+    polygons: ZonePolygons | None = Field(
+        None, description="Zones in frame pixels, used when the mat is off or not found."
+    )
+
+
+# ----------------------------------------------------------------------------- tracker
+class TrackerConfig(_Strict):
+    """When detections become facts (Frigate: hits, median score, zones)."""
+
+    window: int = Field(5, ge=1, le=100, description="Frames in the sliding window.")
+    min_hits: int = Field(3, ge=1, le=100, description="Frames of the window a card must be in.")
+    min_median_confidence: float = Field(
+        0.5, ge=0, le=1, description="Median confidence a card needs over the window."
+    )
+    same_pose_shift: float = Field(
+        0.12, ge=0, le=2, description="Centre shift (card heights) within which a card is the same."
+    )
+    same_pose_angle: float = Field(
+        8.0, ge=0, le=90, description="Angle change (degrees) within which a card is the same."
+    )
+    cover_skin_fraction: float = Field(
+        0.04, ge=0, le=1, description="Skin-like share of a zone (above its empty reference) that means a hand."
+    )
+    motion_fraction: float = Field(
+        0.01, ge=0, le=1, description="Share of a zone's pixels changing between frames that means motion."
+    )
+    require_activity: bool = Field(
+        True, description="A new discard needs a hand or motion over the pile first (no flicker plays)."
+    )
+    quiet_frames: int = Field(
+        2, ge=1, le=100, description="Still frames after which a covered zone is clear again."
+    )
+    changed_threshold: float = Field(
+        10.0, ge=0, le=255, description="Mean grey change of the pile after a hand left that means it changed."
+    )
+    reveal_frames: int = Field(
+        4, ge=1, le=100, description="Frames the reveal zone's set must hold before it is reported."
+    )
+    draw_min_frames: int = Field(
+        2, ge=1, le=100, description="Frames a hand must be in the draw zone to count as a draw."
+    )
+
+
+class VisionConfig(_Strict):
+    """Everything vision needs."""
+
+    source: SourceConfig = Field(
+        default_factory=lambda: SimSourceConfig(), description="Where frames come from."
+    )
+    retry: CameraRetryConfig = Field(
+        default_factory=CameraRetryConfig, description="Camera retry and backoff."
+    )
+    detector: DetectorConfig = Field(
+        default_factory=lambda: OnnxDetectorConfig(), description="Card detector backend."
+    )
+    calibration: CalibrationConfig = Field(
+        default_factory=CalibrationConfig, description="Mat and zones."
+    )
+    tracker: TrackerConfig = Field(default_factory=TrackerConfig, description="Tracker settings.")

@@ -1,0 +1,40 @@
+"""The default backend: the shipped ONNX model(s) through ONNX Runtime (vision.recognizer)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.errors import ModelError
+from vision.types import CardDetection
+
+
+class OnnxDetector:
+    name = "onnx"
+
+    def __init__(self, config):
+        self.cfg = config
+        try:
+            from vision.recognizer import CardRecognizer
+        except ImportError as exc:
+            raise ModelError(f"the ONNX card recognizer is not available: {exc}") from exc
+        try:
+            if config.detector_path is None and config.classifier_path is None:
+                self.recognizer = CardRecognizer.default()
+            else:
+                self.recognizer = CardRecognizer(config.detector_path, config.classifier_path)
+        except ModelError:
+            raise
+        except FileNotFoundError as exc:
+            raise ModelError(f"model file not found: {exc.filename or exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own kinds on a bad file
+            raise ModelError(
+                f"cannot load the card model ({config.detector_path or 'shipped detector'}, "
+                f"{config.classifier_path or 'shipped classifier'}): {exc}"
+            ) from exc
+        self.timings: dict[str, float] = {}
+
+    def detect(self, image: np.ndarray, truth=None) -> list[CardDetection]:
+        dets = self.recognizer.recognize(image)
+        t = getattr(self.recognizer, "timings", None) or getattr(self.recognizer, "last_timings", None) or {}
+        self.timings = {k: float(v) for k, v in dict(t).items()}
+        return [d for d in dets if d.confidence >= self.cfg.min_confidence]

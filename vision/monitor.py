@@ -1,0 +1,110 @@
+"""Is a zone covered by a hand? Decided from the image alone, never from the simulator.
+
+Two cues on a reduced copy of the frame (cheap on a Pi): skin-coloured pixels above what the
+zone showed when it was empty or at rest (a hand), and pixels changing between consecutive
+frames (a hand, or a tossed card, moving). A zone is covered as soon as either cue fires and
+clear again after a few quiet frames. The image of the zone just before a hand arrived is
+kept, so the tracker can tell whether anything changed under the hand (a red 5 laid exactly on
+a red 5 still changes the pixels along its edges)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.config import TrackerConfig
+from vision.zones import Zone
+
+SCALE = 0.25  # monitor resolution relative to the frame
+_DIFF = 25  # grey levels that count as a changed pixel
+
+
+@dataclass
+class FrameFeatures:
+    """What every zone monitor needs from one frame, computed once."""
+
+    grey: np.ndarray  # blurred grey at SCALE
+    skin: np.ndarray  # uint8 0/255 skin mask at SCALE
+    scale: float
+
+    @classmethod
+    def of(cls, image: np.ndarray, scale: float = SCALE) -> FrameFeatures:
+        h, w = image.shape[:2]
+        small = cv2.resize(image, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
+        grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+        ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+        # Skin tones of all shades cluster in Cr/Cb regardless of brightness.
+        skin = cv2.inRange(ycc, (40, 138, 80), (240, 175, 128))
+        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        return cls(grey, skin, scale)
+
+
+@dataclass
+class ZoneActivity:
+    covered: bool
+    changed: bool  # covered state flipped on this frame
+    skin_excess: float
+    moving: float
+    confidence: float
+
+
+class ZoneMonitor:
+    def __init__(self, zone: Zone, config: TrackerConfig):
+        self.zone = zone
+        self.cfg = config
+        self.covered = False
+        self.ref_skin: np.ndarray | None = None  # skin-like pixels of the zone at rest
+        self._prev: np.ndarray | None = None
+        self._quiet = 0
+        self.last_quiet: np.ndarray | None = None  # grey of the last clear frame
+        self.before_cover: np.ndarray | None = None  # grey just before the current/last cover
+        self.current: np.ndarray | None = None
+        self.peak_skin = 0.0
+        self.cover_frames = 0  # frames of the current/last cover episode
+
+    def update(self, f: FrameFeatures) -> ZoneActivity:
+        h, w = f.grey.shape
+        mask = self.zone.mask(w, h, f.scale)
+        area = max(1, int(np.count_nonzero(mask)))
+        zone_skin = cv2.bitwise_and(f.skin, mask)
+        if self.ref_skin is None:
+            self.ref_skin = cv2.dilate(zone_skin, np.ones((5, 5), np.uint8))
+        # Skin where the zone at rest had none: a skin-coloured table or card is no hand.
+        skin = float(np.count_nonzero(cv2.bitwise_and(zone_skin, cv2.bitwise_not(self.ref_skin)))) / area
+        moving = 0.0
+        if self._prev is not None:
+            diff = cv2.absdiff(f.grey, self._prev)
+            moving = float(np.count_nonzero((diff > _DIFF) & (mask > 0))) / area
+        self._prev = f.grey
+        self.current = f.grey
+        skin_excess = skin
+        raw = skin_excess > self.cfg.cover_skin_fraction or moving > self.cfg.motion_fraction
+        was = self.covered
+        if raw:
+            if not self.covered:
+                self.before_cover = self.last_quiet
+                self.peak_skin = 0.0
+                self.cover_frames = 0
+            self.covered = True
+            self._quiet = 0
+            self.peak_skin = max(self.peak_skin, skin_excess)
+            self.cover_frames += 1
+        else:
+            self._quiet += 1
+            if self.covered and self._quiet >= self.cfg.quiet_frames:
+                self.covered = False
+            if not self.covered:
+                self.last_quiet = f.grey
+                # Follow what the zone at rest looks like (new cards, light).
+                self.ref_skin = cv2.dilate(zone_skin, np.ones((5, 5), np.uint8))
+        strength = max(
+            skin_excess / max(self.cfg.cover_skin_fraction, 1e-6),
+            moving / max(self.cfg.motion_fraction, 1e-6),
+        )
+        if self.covered:
+            conf = min(1.0, 0.5 + 0.25 * strength) if raw else 0.6
+        else:
+            conf = min(1.0, 0.5 + 0.5 * max(0.0, 1.0 - strength))
+        return ZoneActivity(self.covered, self.covered != was, skin_excess, moving, conf)

@@ -1,0 +1,354 @@
+"""From per-frame detections to table facts (Frigate style: hits, median score, zones).
+
+Discard pile. Only frames where the pile is clear count. A card is a candidate when it is
+seen in at least `min_hits` of the last `window` clear frames at the same pose, with a median
+confidence above the threshold. A candidate is a *new* card unless it is one already known to
+lie on the pile:
+  - same pose (centre within a fraction of a card height, angle within a few degrees) and
+    the same face, or any face when no hand came by since (a re-read, not a play);
+  - the same face seen smaller, inside a known card's box: that card, now partly covered.
+Most faces exist twice, so the same face at the same pose after a hand visited is new only
+if the pixels under it changed since the hand arrived. New cards found together after one
+visit of a hand are one observation (a multi-play).
+
+Reveal zone: the multiset of faces there, reported when it holds for a few clear frames and
+differs from the last report. Draw pile: a hand that stayed in the draw zone for a few frames
+and left is a likely draw (inferred)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from statistics import median
+
+import numpy as np
+
+from vision.config import TrackerConfig
+from vision.monitor import FrameFeatures, ZoneMonitor
+from vision.observations import (
+    CardsPlayed,
+    CardsRevealed,
+    LikelyDraw,
+    Observation,
+    ObservedCard,
+    PileCovered,
+)
+from vision.types import CardDetection
+from vision.zones import ZoneLayout
+
+
+@dataclass(frozen=True, slots=True)
+class Pose:
+    cx: float
+    cy: float
+    angle: float | None  # degrees, modulo 180 (a card looks the same turned half round)
+    size: float  # card height in pixels (long side)
+    area: float  # visible box area
+
+
+def pose_of(det: CardDetection) -> Pose:
+    x0, y0, x1, y1 = det.box
+    if det.quad is not None and len(det.quad) == 4:
+        q = det.quad
+        cx = sum(p[0] for p in q) / 4
+        cy = sum(p[1] for p in q) / 4
+        sides = [math.dist(q[i], q[(i + 1) % 4]) for i in range(4)]
+        long_i = max(range(4), key=lambda i: sides[i])
+        (ax, ay), (bx, by) = q[long_i], q[(long_i + 1) % 4]
+        angle = math.degrees(math.atan2(by - ay, bx - ax)) % 180.0
+        return Pose(cx, cy, angle, max(sides), (x1 - x0) * (y1 - y0))
+    return Pose((x0 + x1) / 2, (y0 + y1) / 2, None, max(x1 - x0, y1 - y0), (x1 - x0) * (y1 - y0))
+
+
+def angle_diff(a: float | None, b: float | None) -> float:
+    if a is None or b is None:
+        return 0.0
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)
+
+
+def same_pose(a: Pose, b: Pose, cfg: TrackerConfig) -> bool:
+    size = max(a.size, b.size, 1.0)
+    shift = math.hypot(a.cx - b.cx, a.cy - b.cy) / size
+    return shift <= cfg.same_pose_shift and angle_diff(a.angle, b.angle) <= cfg.same_pose_angle
+
+
+def _inside_fraction(inner, outer) -> float:
+    ix0, iy0 = max(inner[0], outer[0]), max(inner[1], outer[1])
+    ix1, iy1 = min(inner[2], outer[2]), min(inner[3], outer[3])
+    inter = max(0.0, ix1 - ix0) * max(0.0, iy1 - iy0)
+    area = max(1e-6, (inner[2] - inner[0]) * (inner[3] - inner[1]))
+    return inter / area
+
+
+@dataclass
+class _Known:
+    card: str
+    pose: Pose
+    box: tuple[float, float, float, float]
+    snapshot: np.ndarray | None = None  # grey of the card's box (monitor scale) when accepted
+
+
+@dataclass
+class _Cluster:
+    card: str
+    pose: Pose
+    box: tuple[float, float, float, float]
+    confidences: list[float] = field(default_factory=list)
+    frames: set[int] = field(default_factory=set)
+
+    @property
+    def hits(self) -> int:
+        return len(self.frames)
+
+    def observed(self) -> ObservedCard:
+        return ObservedCard(
+            self.card, median(self.confidences), self.box, (self.pose.cx, self.pose.cy), self.pose.angle
+        )
+
+
+def _crop(grey: np.ndarray | None, box, scale: float) -> tuple[slice, slice] | None:
+    if grey is None:
+        return None
+    h, w = grey.shape
+    x0, y0 = max(0, int(box[0] * scale)), max(0, int(box[1] * scale))
+    x1, y1 = min(w, int(np.ceil(box[2] * scale))), min(h, int(np.ceil(box[3] * scale)))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    return slice(y0, y1), slice(x0, x1)
+
+
+class DiscardTracker:
+    def __init__(self, config: TrackerConfig):
+        self.cfg = config
+        self.known: list[_Known] = []
+        self.window: deque[tuple[int, list[CardDetection]]] = deque(maxlen=config.window)
+        self.visited = not config.require_activity  # a hand/motion came by since last decision
+        self.empty_frames = 0
+        self._grey: np.ndarray | None = None
+        self._scale = 0.25
+
+    # ------------------------------------------------------------ pixels
+    def _snapshot(self, box) -> np.ndarray | None:
+        sl = _crop(self._grey, box, self._scale)
+        return None if sl is None else self._grey[sl].copy()
+
+    def _changed(self, k: _Known) -> float:
+        """Mean grey change over a known card's box since it was accepted."""
+        sl = _crop(self._grey, k.box, self._scale)
+        if sl is None or k.snapshot is None or self._grey[sl].shape != k.snapshot.shape:
+            return 0.0
+        return float(np.mean(np.abs(self._grey[sl].astype(np.int16) - k.snapshot)))
+
+    def _remember(self, c: _Cluster) -> None:
+        self.known.append(_Known(c.card, c.pose, c.box, self._snapshot(c.box)))
+        del self.known[:-12]
+
+    def _refresh(self, dets: list[CardDetection]) -> None:
+        """The pile settled: known cards still seen take their current look, so a later
+        change means something new lies on them."""
+        for k in self.known:
+            if any(d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for d in dets):
+                k.snapshot = self._snapshot(k.box)
+
+    # ------------------------------------------------------------ decisions
+    def _clusters(self) -> list[_Cluster]:
+        clusters: list[_Cluster] = []
+        for n, dets in self.window:
+            for d in dets:
+                p = pose_of(d)
+                for c in clusters:
+                    if c.card == d.card and same_pose(c.pose, p, self.cfg) and n not in c.frames:
+                        c.confidences.append(d.confidence)
+                        c.frames.add(n)
+                        c.pose, c.box = p, d.box  # latest pose: the card at rest
+                        break
+                else:
+                    clusters.append(_Cluster(d.card, p, d.box, [d.confidence], {n}))
+        return clusters
+
+    def _match(self, c: _Cluster) -> str:
+        """'known': a card already on the pile; 'new': a card never seen there; 'same-face':
+        the same face where one lies already, after a hand came by (new only if its pixels
+        changed and nothing newer covers it)."""
+        verdict = "new"
+        for k in self.known:
+            if same_pose(k.pose, c.pose, self.cfg):
+                if k.card != c.card:
+                    if not self.visited:
+                        return "known"  # re-read of a resting card, not a play
+                    continue
+                if not self.visited or self._changed(k) < self.cfg.changed_threshold:
+                    return "known"
+                verdict = "same-face"
+            elif (
+                k.card == c.card
+                and c.pose.area < 0.8 * k.pose.area
+                and _inside_fraction(c.box, k.box) >= 0.7
+            ):
+                return "known"  # that card, now partly covered by a newer one
+        return verdict
+
+    def _occluded(self, dets: list[CardDetection]) -> bool:
+        """The top card vanished, its pixels changed and no card lies there: something (a
+        sleeve, a hand the skin test missed) covers it."""
+        if not self.known:
+            return False
+        top = self.known[-1]
+        if any(d.card == top.card and same_pose(pose_of(d), top.pose, self.cfg) for d in dets):
+            return False
+        if any(_inside_fraction(top.box, d.box) > 0.2 for d in dets):
+            return False  # a card now lies where the top card was: a play, not a sleeve
+        return self._changed(top) >= 2 * self.cfg.changed_threshold
+
+    def update(
+        self, number: int, timestamp: float, dets: list[CardDetection], covered: bool,
+        features: FrameFeatures | None = None,
+    ) -> CardsPlayed | None:
+        cfg = self.cfg
+        if features is not None:
+            self._grey, self._scale = features.grey, features.scale
+        dets = [d for d in dets if d.card != "back"]
+        if covered or self._occluded(dets):
+            self.window.clear()
+            self.visited = True
+            return None
+        self.window.append((number, dets))
+        if not dets:
+            self.empty_frames += 1
+            if self.empty_frames >= cfg.window * 4 and self.known:
+                self.known.clear()  # the pile was taken away (new round, reshuffle)
+        else:
+            self.empty_frames = 0
+        if not self.visited:
+            return None
+        clusters = self._clusters()
+        stable = [
+            c for c in clusters
+            if c.hits >= cfg.min_hits and median(c.confidences) >= cfg.min_median_confidence
+        ]
+        verdicts = {id(c): self._match(c) for c in clusters}
+        new = [c for c in stable if verdicts[id(c)] == "new"]
+        # The same face where it lay: new only when no newly placed card lies over it.
+        for c in stable:
+            if verdicts[id(c)] == "same-face" and not any(
+                _inside_fraction(c.box, n.box) > 0.15 for n in new
+            ):
+                new.append(c)
+        # Wait for cards of the same multi-play that are still gathering hits.
+        pending = [
+            c for c in clusters
+            if c not in stable and verdicts[id(c)] != "known"
+            and c.hits + (cfg.window - len(self.window)) >= cfg.min_hits
+        ]
+        window_full = len(self.window) >= cfg.window
+        if new and (not pending or window_full):
+            self._refresh(dets)
+            for c in new:
+                self._remember(c)
+            self.visited = not cfg.require_activity
+            cards = tuple(sorted((c.observed() for c in new), key=lambda o: -o.confidence))
+            return CardsPlayed(cards, number, timestamp, min(o.confidence for o in cards))
+        if window_full and not new:
+            # The hand left nothing new; later re-reads must not count as plays. Cards that
+            # were there all along become known without a report.
+            self._refresh(dets)
+            for c in stable:
+                if not any(same_pose(k.pose, c.pose, cfg) for k in self.known):
+                    self._remember(c)
+            self.visited = not cfg.require_activity
+        return None
+
+
+class RevealTracker:
+    def __init__(self, config: TrackerConfig):
+        self.cfg = config
+        self.history: deque[tuple[tuple[str, ...], list[CardDetection]]] = deque(
+            maxlen=config.reveal_frames
+        )
+        self.reported: tuple[str, ...] | None = ()
+
+    def update(self, number: int, timestamp: float, dets: list[CardDetection], covered: bool):
+        if covered:
+            self.history.clear()
+            return None
+        faces = [d for d in dets if d.card != "back"]
+        key = tuple(sorted(d.card for d in faces))
+        self.history.append((key, faces))
+        if len(self.history) < self.cfg.reveal_frames:
+            return None
+        counts = Counter(k for k, _ in self.history)
+        best, hits = counts.most_common(1)[0]
+        if hits < self.cfg.reveal_frames or best == self.reported:
+            return None
+        self.reported = best
+        latest = self.history[-1][1]
+        confs: dict[str, list[float]] = {}
+        for _, ds in self.history:
+            for d in ds:
+                confs.setdefault(d.card, []).append(d.confidence)
+        cards = tuple(
+            ObservedCard(d.card, median(confs[d.card]), d.box, (pose_of(d).cx, pose_of(d).cy), pose_of(d).angle)
+            for d in sorted(latest, key=lambda d: (d.box[0], d.box[1]))
+        )
+        conf = min((c.confidence for c in cards), default=1.0)
+        return CardsRevealed(cards, number, timestamp, conf)
+
+
+class TableTracker:
+    """Runs the zone monitors and the per-zone trackers on each frame's detections."""
+
+    def __init__(self, zones: ZoneLayout, config: TrackerConfig | None = None):
+        self.cfg = config or TrackerConfig()
+        self.discard = DiscardTracker(self.cfg)
+        self.reveal = RevealTracker(self.cfg)
+        self._draw_dwell = 0
+        self.set_zones(zones)
+
+    def set_zones(self, zones: ZoneLayout) -> None:
+        """New zones (mat found again after the camera moved): monitors start over."""
+        self.zones = zones
+        self.monitors = {name: ZoneMonitor(z, self.cfg) for name, z in zones.zones.items()}
+
+    def update(
+        self, number: int, timestamp: float, image, detections: list[CardDetection],
+        features: FrameFeatures | None = None,
+    ) -> list[Observation]:
+        f = features or FrameFeatures.of(image)
+        out: list[Observation] = []
+        by_zone: dict[str, list[CardDetection]] = {n: [] for n in self.zones.zones}
+        for d in detections:
+            p = pose_of(d)
+            z = self.zones.zone_of((p.cx, p.cy))
+            if z is not None:
+                by_zone[z].append(d)
+        act = {n: m.update(f) for n, m in self.monitors.items()}
+        if "discard" in act:
+            a = act["discard"]
+            if a.changed:
+                out.append(PileCovered(a.covered, number, timestamp, a.confidence))
+            played = self.discard.update(number, timestamp, by_zone["discard"], a.covered, f)
+            if played is not None:
+                out.append(played)
+        if "reveal" in act:
+            r = self.reveal.update(number, timestamp, by_zone["reveal"], act["reveal"].covered)
+            if r is not None:
+                out.append(r)
+        if "draw" in act:
+            a = act["draw"]
+            # A hand that stops in the draw zone (skin, little motion) while no hand is at
+            # the discard pile: a hand only passing over the draw pile never stops there.
+            if a.covered:
+                busy_elsewhere = "discard" in act and act["discard"].skin_excess > self.cfg.cover_skin_fraction
+                if a.skin_excess > self.cfg.cover_skin_fraction and a.moving <= self.cfg.motion_fraction and not busy_elsewhere:
+                    self._draw_dwell += 1
+            elif a.changed:
+                if self._draw_dwell >= self.cfg.draw_min_frames:
+                    out.append(LikelyDraw(number, timestamp, min(1.0, 0.6 + 0.1 * self._draw_dwell)))
+                self._draw_dwell = 0
+        return out
+
+    @property
+    def covered(self) -> dict[str, bool]:
+        return {n: m.covered for n, m in self.monitors.items()}
