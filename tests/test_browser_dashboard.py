@@ -112,7 +112,7 @@ def test_every_page_fits_a_390_px_phone(page, table, path, ready):
     svc, srv = table
     svc.submit({"kind": "start_round"}, source="host")
     svc.submit({"kind": "play", "cards": ["wild-draw4"], "seat": 0}, source="vision")
-    svc.submit({"kind": "confirm_scores", "points": [0, 120, 35, 64]}, source="host")
+    svc.add_round([0, 120, 35, 64])
     # log in through the API: the context shares its cookie jar with the page
     assert page.request.post(srv.url + "/api/login", data={"pin": PIN}).ok
     page.goto(srv.url + path, wait_until="domcontentloaded")
@@ -224,14 +224,14 @@ def test_virtual_panel_presses_and_shows_the_buzzer(page, table):
 
 def test_scores_page_draws_the_running_totals_chart(page, table):
     svc, srv = table
-    svc.submit({"kind": "confirm_scores", "points": [0, 120, 35, 64]}, source="host")
-    svc.submit({"kind": "confirm_scores", "points": [40, 0, 35, 10]}, source="host")
+    svc.add_round([0, 120, 35, 64])
+    svc.add_round([40, 0, 35, 10])
     page.goto(srv.url + "/scores")
     page.wait_for_selector("#chart svg polyline")
     assert page.locator("#chart polyline").count() == 4
     assert page.locator("#score-table tbody tr").count() == 2
     assert page.inner_text("#score-table tfoot").split() == ["Total", "40", "120", "70", "74"]
-    svc.submit({"kind": "confirm_scores", "points": [0, 500, 0, 0]}, source="host")
+    svc.add_round([0, 500, 0, 0])
     page.wait_for_selector("#score-table tbody tr:nth-child(3)", timeout=3000)
     expect(page.locator("#winner")).to_be_visible(timeout=3000)
     assert "Ben" in page.inner_text("#winner")

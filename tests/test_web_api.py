@@ -129,10 +129,9 @@ def test_events_query_is_validated(client, query):
     assert "query parameter" in resp.get_json()["error"]
 
 
-def test_scores_json_csv_and_download(host, service):
-    client, csrf = host
-    post_host(client, csrf, {"kind": "confirm_scores", "points": [0, 35, 12, 8]})
-    post_host(client, csrf, {"kind": "confirm_scores", "points": [20, 0, 5, 60]})
+def test_scores_json_csv_and_download(client, service):
+    service.add_round([0, 35, 12, 8])
+    service.add_round([20, 0, 5, 60])
     sc = client.get("/api/scores").get_json()
     assert sc["totals"] == [20, 35, 17, 68]
     assert sc["running"] == [[0, 35, 12, 8], [20, 35, 17, 68]]
@@ -245,7 +244,9 @@ def test_logout_ends_the_host_session(host):
 
 def test_host_commands_reach_the_table(host, service):
     client, csrf = host
-    assert post_host(client, csrf, {"kind": "start_round"}).status_code == 200
+    for kind in ("start", "pause", "resume"):
+        assert post_host(client, csrf, {"kind": kind}).status_code == 200
+        assert ({"kind": kind}, "host") in service.submitted
     resp = post_host(client, csrf, {"kind": "play", "cards": ["blue-3"], "seat": 0})
     assert resp.status_code == 200 and resp.get_json()["ok"] is True
     assert service.submitted[-1] == ({"kind": "play", "cards": ["blue-3"], "seat": 0}, "host")
@@ -268,7 +269,8 @@ def test_setup_and_rules_change(host, service):
     rules = client.get("/api/rules").get_json()["current"]
     rules["players"] = 3
     rules["uno"]["strict"] = True
-    resp = post_host(client, csrf, {"kind": "setup", "names": ["A", "B", "C"], "preset": "official", "rules": rules})
+    players = [{"seat": i, "name": n} for i, n in enumerate(["A", "B", "C"])]
+    resp = post_host(client, csrf, {"kind": "setup", "players": players, "preset": "official", "rules": rules})
     assert resp.status_code == 200, resp.get_json()
     assert client.get("/api/rules").get_json()["current"]["uno"]["strict"] is True
     assert [s["name"] for s in client.get("/api/snapshot").get_json()["seats"]] == ["A", "B", "C"]
@@ -281,7 +283,8 @@ def test_setup_and_rules_change(host, service):
         ({"kind": "teleport"}, "unknown input kind"),
         ({"kind": "host_penalty", "seat": 1, "count": 50}, "count"),
         ({"kind": "rules", "rules": {"players": 11}}, "players"),
-        ({"kind": "setup", "names": ["A"], "rules": {"players": 2}}, "names"),
+        ({"kind": "setup", "players": [{"seat": 0, "name": "A"}], "rules": {"players": 2}}, "players"),
+        ({"kind": "end-round"}, "a round ends when a seat goes out"),
     ],
 )
 def test_commands_the_table_refuses_get_its_reason(host, service, body, message):

@@ -21,7 +21,7 @@ from table.inputs import parse_input
 from table.rules import PRESETS, RulesConfig, load_rules
 
 COLOURS = ("red", "yellow", "green", "blue")
-HUB_KINDS = {"setup", "rules", "pause", "resume", "end_round", "new_match", "confirm_scores", "resolve_dispute"}
+HUB_KINDS = {"setup", "rules", "start", "pause", "resume", "end-round", "new-match"}  # as table/app.py
 
 
 class FakeRefused(UnoTableError, ValueError):
@@ -143,6 +143,8 @@ class FakeTableService:
         if kind == "host_penalty":
             st["seats"][inp["seat"]]["hand_count"] += inp["count"]
             return f"host penalty: seat {inp['seat']} draws {inp['count']} ({inp['rule']})"
+        if kind == "reveal":
+            return f"seat {inp['seat']} reveals {' '.join(inp['cards'])}"
         if kind == "correct_count":
             st["seats"][inp["seat"]]["hand_count"] = inp["count"]
             return f"seat {inp['seat']} holds {inp['count']} (host)"
@@ -222,36 +224,37 @@ class FakeTableService:
             except ValidationError as exc:
                 raise FakeRefused("invalid rules: " + "; ".join(
                     f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from None  # fmt: skip
-            names = cmd.get("names", self.names)
             if kind == "setup":
-                if not isinstance(names, list) or not all(isinstance(x, str) and x.strip() for x in names):
-                    raise FakeRefused("'names' must be a list of non-empty player names")
-                if len(names) != rules.players:
-                    raise FakeRefused(f"'names' has {len(names)} names but rules.players is {rules.players}")
-                self.names = [x.strip() for x in names]
+                players = cmd.get("players")
+                if not isinstance(players, list) or not all(isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"].strip() for p in players):
+                    raise FakeRefused("players: expected a list of {seat, name} objects with non-empty names")
+                if len(players) != rules.players:
+                    raise FakeRefused(f"players: {len(players)} names but rules.players is {rules.players}")
+                self.names = [p["name"].strip() for p in players]
                 self.status = "setup"
+                self._log = []
             self.rules_config, self.preset = rules, preset
             self._state = self._fold()
             return {"events": [self.emit("rules_changed", {"text": f"rules: {preset}, {rules.players} players", "rules": rules.model_dump()})]}
+        if kind == "start":
+            return self.submit({"kind": "start_round"}, source="host")
         if kind == "pause":
             self.status = "paused"
         elif kind == "resume":
             self.status = "playing"
-        elif kind == "end_round":
-            self.status = "round-over"
-        elif kind == "new_match":
-            self.rounds, self.finished, self.status = [], False, "setup"
-        elif kind == "confirm_scores":
-            points = cmd.get("points")
-            n = self.rules_config.players
-            if not isinstance(points, list) or len(points) != n or not all(isinstance(p, int) and p >= 0 for p in points):
-                raise FakeRefused(f"'points' must be {n} whole numbers >= 0, one per seat")
-            self.rounds.append(points)
+        elif kind == "end-round":
+            raise FakeRefused("a round ends when a seat goes out; to abandon it, start a new match (new-match)")
+        elif kind == "new-match":
+            self.rounds, self.finished, self.status, self._log = [], False, "setup", []
+            self._state = self._fold()
+        return {"events": [self.emit(kind, {"text": f"host: {kind}"})]}
+
+    def add_round(self, points: list[int]) -> None:
+        """Test hook: a scored round (the referee scores from revealed hands)."""
+        with self._cond:
+            self.rounds.append(list(points))
             self.finished = max(self.totals()) >= self.rules_config.scoring.target
-        elif kind == "resolve_dispute":
-            if cmd.get("ruling") not in ("uphold", "overturn"):
-                raise FakeRefused("'ruling' must be 'uphold' or 'overturn'")
-        return {"events": [self.emit(kind, {"text": f"host: {kind.replace('_', ' ')}"})]}
+            self.emit("round_scored", {"text": f"round {len(self.rounds)} scored", "points": points})
 
     def totals(self) -> list[int]:
         n = self.rules_config.players

@@ -44,12 +44,16 @@ hardware(): ``{"seats": [{"seat": 0, "name": "Ana"}], "colours": ["red", ...],
 beeps", "tones": [{"freq": 880, "ms": 120}, {"freq": 0, "ms": 80}, ...]}]}`` or None with
 real GPIO.
 
-Host commands accepted by submit() besides the referee's own inputs (the hub decides what
-each does; the dashboard only sends them):
-``{"kind": "setup", "players": [{"seat": 0, "name": "Ana"}], "teams": [[0, 2], [1, 3]] | None,
-"preset": "official", "rules": {...}}``, ``{"kind": "rules", "preset": ..., "rules": {...}}``,
+Host commands accepted by submit() besides the referee's own inputs (table/inputs.py; the
+hub, table/app.py TableHub, implements them):
+``{"kind": "setup", "players": [{"seat": 0, "name": "Ana"}, ...], "preset": "official",
+"rules": {...RulesConfig fields...}}``, ``{"kind": "rules", "preset": ..., "rules": {...}}``,
 ``{"kind": "start"}``, ``{"kind": "pause"}``, ``{"kind": "resume"}``, ``{"kind": "end-round"}``,
-``{"kind": "new-match"}``.
+``{"kind": "new-match"}``. Host corrections are referee inputs: ``amend`` (correct a recognised
+card), ``undo`` (last input, or ``target`` to withdraw one entry: cancels the penalty it caused),
+``host_penalty``, ``correct_count``, ``reveal`` (end-of-round hands: the referee scores them).
+Seat controllers send ``call_uno``, ``catch``, ``challenge``, ``draw``, ``pass``, ``colour``
+with their own seat (see web_ui/validate.py SEAT_ACTIONS).
 """
 
 from __future__ import annotations

@@ -18,8 +18,15 @@
     const cs = $("c-seat");
     cs.replaceChildren(el("option", { value: "", text: "as logged" }), ...seats.map((s) => el("option", { value: s.seat, text: `${s.seat}: ${show(s.name)}` })));
     $("score-inputs").replaceChildren(...seats.map((s) => el("li", {},
-      el("label", { for: `pts-${s.seat}`, text: `${show(s.name)} (seat ${s.seat})` }),
-      el("input", { id: `pts-${s.seat}`, type: "number", min: 0, max: 10000, value: 0, inputmode: "numeric", required: true }))));
+      el("label", { for: `hand-${s.seat}`, text: `${show(s.name)} (seat ${s.seat})` }),
+      el("input", { id: `hand-${s.seat}`, class: "hand", dataset: { seat: s.seat }, placeholder: "e.g. red-7 wild", autocapitalize: "off", spellcheck: "false" }))));
+  }
+
+  function renderReveal(st) {
+    const wanted = (st.awaiting || {}).reveal || [];
+    $("reveal-wanted").textContent = wanted.length
+      ? `Waiting for the hands of: ${wanted.map((x) => seatName(st, x)).join(", ")}`
+      : "No round is waiting for revealed hands right now.";
   }
 
   function renderState(st) {
@@ -27,6 +34,7 @@
     $("h-colour").textContent = show(st.current_colour);
     $("h-turn").textContent = seatName(st, st.turn);
     fillSeats(st);
+    renderReveal(st);
   }
 
   function entryLabel(e) {
@@ -87,12 +95,41 @@
     return cmd;
   }, "Penalty ordered");
   on("count-form", () => ({ kind: "correct_count", seat: Number($("k-seat").value), count: Number($("k-count").value), reason: "host correction" }), "Hand count set");
-  on("scores-form", () => ({ kind: "confirm_scores", points: seats.map((s) => Number($(`pts-${s.seat}`).value || 0)) }), "Scores confirmed");
+  $("scores-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const known = new Set(allCards());
+    const reveals = [];
+    for (const input of $("score-inputs").querySelectorAll("input.hand")) {
+      const cards = input.value.trim().toLowerCase().split(/[\s,]+/).filter(Boolean);
+      if (!cards.length) continue;
+      const bad = cards.filter((c) => !known.has(c));
+      if (bad.length) { toast(`seat ${input.dataset.seat}: unknown card ${bad.join(", ")} (write e.g. red-7, blue-skip, wild-draw4)`, false); return; }
+      reveals.push({ kind: "reveal", seat: Number(input.dataset.seat), cards });
+    }
+    if (!reveals.length) { toast("type at least one revealed hand", false); return; }
+    for (const cmd of reveals) {
+      try { await command(cmd, `seat ${cmd.seat}'s hand recorded`); } catch (e) { $("host-msg").textContent = e.message; return; }
+    }
+    $("host-msg").textContent = "Hands recorded.";
+    for (const input of $("score-inputs").querySelectorAll("input.hand")) input.value = "";
+    loadEntries();
+  });
+  function syncDispute() {
+    const replace = $("d-ruling").value === "replace";
+    $("d-input").hidden = !replace;
+    const entry = entries.find((e) => e.seq === Number($("d-entry").value));
+    if (replace && entry && !$("d-input").dataset.edited) $("d-input").value = JSON.stringify(entry.payload || { kind: entry.kind });
+  }
+  $("d-ruling").addEventListener("change", syncDispute);
+  $("d-entry").addEventListener("change", () => { delete $("d-input").dataset.edited; syncDispute(); });
+  $("d-input").addEventListener("input", () => { $("d-input").dataset.edited = "1"; });
   on("dispute-form", () => {
-    const cmd = { kind: "resolve_dispute", target: Number($("d-entry").value), ruling: $("d-ruling").value };
-    const note = $("d-note").value.trim();
-    if (note) cmd.note = note;
-    return cmd;
+    const target = Number($("d-entry").value);
+    if (!target) throw new Error("choose the log entry the dispute is about");
+    if ($("d-ruling").value === "withdraw") return { kind: "undo", target };
+    let input;
+    try { input = JSON.parse($("d-input").value); } catch (e) { throw new Error("the replacement is not valid JSON"); }
+    return { kind: "amend", target, input };
   }, "Dispute resolved");
   on("raw-form", () => {
     let cmd;

@@ -128,7 +128,7 @@
     let rules;
     try { rules = collect(); } catch (e) { toast(e.message, false); return; }
     const cmd = { kind, preset: $("preset").value, rules };
-    if (kind === "setup") cmd.names = [...$("names").querySelectorAll("input")].map((i) => i.value.trim());
+    if (kind === "setup") cmd.players = [...$("names").querySelectorAll("input")].map((i, seat) => ({ seat, name: i.value.trim() }));
     try {
       await command(cmd, kind === "setup" ? "Setup saved" : "Rules changed");
       $("setup-msg").textContent = kind === "setup" ? "Setup saved." : "Rules changed.";
@@ -148,9 +148,23 @@
   }
 
   $("preset").addEventListener("change", describePreset);
+  /* A preset may list only what it changes: lay it over the schema's defaults. */
+  function defaults(raw) {
+    const node = deref(raw);
+    if (node.type === "object" && node.properties) {
+      return Object.fromEntries(Object.entries(node.properties).map(([k, sub]) => [k, defaults(sub)]));
+    }
+    return node.default;
+  }
+  function merge(base, over) {
+    if (!over || typeof over !== "object" || Array.isArray(over)) return over === undefined ? base : over;
+    const out = { ...(base || {}) };
+    for (const [k, v] of Object.entries(over)) out[k] = merge(out[k], v);
+    return out;
+  }
   $("load-preset").addEventListener("click", () => {
     const p = presets.find((x) => x.name === $("preset").value);
-    if (p && p.values) renderRules(p.values);
+    if (p) renderRules(merge(defaults(schema), p.values || {}));
   });
   $("setup-form").addEventListener("submit", (e) => { e.preventDefault(); send("setup"); });
   $("apply-rules").addEventListener("click", () => send("rules"));
