@@ -82,6 +82,7 @@ def create_app(
     camera_slots = StreamSlots(max_camera_streams)
     throttle = auth.LoginThrottle(limit=login_limit)
     app.extensions["uno_stream_slots"] = slots
+    app.extensions["uno_camera_slots"] = camera_slots
     # Set by the server on shutdown: every open stream ends at its next wake-up (<= 1 s).
     stopping = threading.Event()
     app.extensions["uno_stopping"] = stopping

@@ -7,6 +7,7 @@ the streams the app allows plus headroom for pages and commands.
 from __future__ import annotations
 
 import threading
+import time
 
 from flask import Flask
 
@@ -46,11 +47,17 @@ def serve(app: Flask, host: str = "0.0.0.0", port: int = 8000, *, threads: int |
         server.close()
 
 
-def stop_streams(app: Flask) -> None:
-    """Ask every open live/camera stream to end (they notice within a second)."""
+def stop_streams(app: Flask, timeout: float = 3.0) -> None:
+    """Ask every open live/camera stream to end and wait (up to `timeout` s) until they have,
+    so the server closes with no task still writing."""
     stopping = app.extensions.get("uno_stopping")
-    if stopping is not None:
-        stopping.set()
+    if stopping is None:
+        return
+    stopping.set()
+    slots = [app.extensions.get(k) for k in ("uno_stream_slots", "uno_camera_slots")]
+    deadline = time.monotonic() + timeout
+    while any(s is not None and s.open for s in slots) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 class BackgroundServer:

@@ -120,7 +120,12 @@ const UNO = (() => {
       } else if (m.type === "event") {
         if (m.payload.seq <= lastSeq) return; // belt and braces: never apply twice
         lastSeq = m.payload.seq;
-        handlers.event && handlers.event(m.payload);
+        if (m.payload.type === "snapshot") { // the table re-sent its whole state (new match)
+          UNO.state = m.payload.payload;
+          (handlers.state || handlers.snapshot) && (handlers.state || handlers.snapshot)(m.payload.payload);
+        } else {
+          handlers.event && handlers.event(m.payload);
+        }
       } else if (m.type === "state") {
         UNO.state = m.payload;
         (handlers.state || handlers.snapshot) && (handlers.state || handlers.snapshot)(m.payload);
@@ -134,7 +139,9 @@ const UNO = (() => {
   function eventText(ev) {
     const p = ev.payload || {};
     if (p.text) return p.text;
-    const bits = Object.entries(p).filter(([k]) => k !== "text").map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`);
+    const bits = Object.entries(p)
+      .filter(([k, v]) => k !== "text" && k !== "kind" && (v === null || typeof v !== "object" || (Array.isArray(v) && v.length <= 10 && v.every((x) => typeof x !== "object"))))
+      .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : v}`);
     return `${ev.type.replace(/_/g, " ")} ${bits.join(" ")}`.trim();
   }
 

@@ -45,11 +45,22 @@
     } catch (e) { /* no audio device: the text above still says what sounded */ }
   }
 
+  /* Patterns as a list [{name, text, tones}] or a map {name: tones | {description, tones}}. */
+  function normPatterns(raw) {
+    const one = (name, v) => (Array.isArray(v)
+      ? { name, text: name.replace(/-/g, " "), tones: v }
+      : { name, text: v.text || v.description || name, tones: v.tones || v.steps || [] });
+    if (Array.isArray(raw)) return raw.map((p) => one(p.name, p));
+    return Object.entries(raw || {}).map(([name, v]) => one(name, v));
+  }
+
   async function load() {
     const { hardware } = await api("/api/hardware");
     if (!hardware) { $("panel-off").hidden = false; return; }
-    patterns = Object.fromEntries((hardware.patterns || []).map((p) => [p.name, p]));
-    $("seat-buttons").replaceChildren(...(hardware.seats || []).map((s) => el("li", {},
+    hardware.patterns = normPatterns(hardware.patterns);
+    hardware.seats = (hardware.seats || []).map((s) => (typeof s === "number" ? { seat: s } : s));
+    patterns = Object.fromEntries(hardware.patterns.map((p) => [p.name, p]));
+    $("seat-buttons").replaceChildren(...hardware.seats.map((s) => el("li", {},
       el("span", { class: "seat-name", text: `${s.name || "Seat"} (seat ${s.seat})` }),
       ...(hardware.gestures || ["press"]).map((g) => el("button", { type: "button", dataset: { target: `seat:${s.seat}`, gesture: g },
         onclick: () => press(`seat:${s.seat}`, g) }, g)))));
@@ -60,5 +71,10 @@
   }
 
   load().catch((e) => toast(`panel: ${e.message}`, false));
-  UNO.live({ event: (ev) => { if (ev.type === "buzzer") play((ev.payload || {}).pattern); } });
+  UNO.live({
+    event: (ev) => {
+      const p = ev.payload || {};
+      if (ev.type === "buzzer" || ev.type === "sound") play(p.pattern || p.name);
+    },
+  });
 })();
