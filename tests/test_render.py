@@ -1,0 +1,63 @@
+"""The card renderer: every face and the back, in every look, deterministic for a seed."""
+
+import numpy as np
+import pytest
+
+from models.render import ALL_FACES, BACK, LOOKS, RenderParams, render_back, render_card
+
+
+def test_there_are_54_distinct_faces():
+    assert len(ALL_FACES) == 54
+    assert len(set(ALL_FACES)) == 54
+    assert {"red-7", "blue-skip", "green-reverse", "yellow-draw2", "wild", "wild-draw4"} <= set(
+        ALL_FACES
+    )
+
+
+@pytest.mark.parametrize("look", LOOKS)
+def test_every_face_and_the_back_render_in_every_look(look):
+    images = [render_card(c, look, height=64) for c in ALL_FACES] + [render_back(height=64)]
+    for img in images:
+        assert img.dtype == np.uint8
+        assert img.shape == (64, 41, 4)  # portrait, card aspect 56:87, BGRA
+        assert img[32, 20, 3] == 255  # opaque inside the card
+        assert img[0, 0, 3] < 128  # rounded corner is transparent
+    # no two faces share their artwork
+    flat = {img[..., :3].tobytes() for img in images}
+    assert len(flat) == len(images)
+
+
+def test_back_is_reachable_through_render_card():
+    assert np.array_equal(render_card(BACK, height=80), render_back(height=80))
+
+
+def test_same_seed_same_pixels_other_seed_other_pixels():
+    a = render_card("green-6", height=120, seed=11)
+    b = render_card("green-6", height=120, seed=11)
+    c = render_card("green-6", height=120, seed=12)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+    assert np.array_equal(render_back(height=90, seed=3), render_back(height=90, seed=3))
+
+
+def test_six_and_nine_differ_beyond_a_half_turn():
+    # 6 and 9 carry an underline, so a 9 is not a 6 turned upside down
+    six = render_card("blue-6", height=160)[..., :3].astype(int)
+    nine = render_card("blue-9", height=160)[..., :3].astype(int)
+    assert np.abs(six - nine[::-1, ::-1]).mean() > 2
+
+
+def test_colour_shows_in_the_card_field():
+    red = render_card("red-3", height=160)[40, 8, :3]  # left field, away from the glyphs
+    blue = render_card("blue-3", height=160)[40, 8, :3]
+    assert red[2] > red[0] + 80  # BGR: red dominates
+    assert blue[0] > blue[2] + 80
+
+
+def test_unknown_card_and_bad_look_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown card 'purple-3'"):
+        render_card("purple-3")
+    with pytest.raises(ValueError, match="unknown look"):
+        RenderParams(look="1970s")
+    with pytest.raises(ValueError, match="too small"):
+        render_card("red-1", height=4)
