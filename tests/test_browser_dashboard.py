@@ -81,6 +81,8 @@ def test_an_event_appears_on_the_table_page_within_a_second(page, table):
     page.goto(srv.url + "/")
     page.wait_for_selector("#live.on", timeout=5000)
     expect(page.locator("body")).to_have_attribute("data-seq", "1", timeout=5000)
+    # what happened before the page opened is back-filled into the feed
+    expect(page.locator("#events li[data-seq='1']")).to_contain_text("round starts", timeout=2000)
     start = time.monotonic()
     svc.submit({"kind": "play", "cards": ["green-skip"], "seat": 0}, source="vision")
     page.wait_for_selector("#events li[data-seq='2']", timeout=1000)

@@ -21,7 +21,7 @@
     const running = sc.running || [];
     const players = sc.players || [];
     if (!running.length) { box.replaceChildren(el("p", { class: "muted", text: "No round scored yet." })); $("legend").replaceChildren(); return; }
-    const W = 360, H = 220, L = 40, R = 10, T = 10, B = 28;
+    const W = 360, H = 220, L = 40, R = 10, T = 14, B = 28;
     const maxY = Math.max(1, sc.target || 0, ...running.flat());
     const x = (i) => L + (running.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (running.length - 1));
     const y = (v) => T + (H - T - B) * (1 - v / maxY);
@@ -40,8 +40,6 @@
       const line = svg("polyline", { points: pts, fill: "none", stroke, "stroke-width": 2.5, "stroke-dasharray": dash, class: "series", "data-player": name });
       line.append(svg("title", {}, `${name}: ${running.map((r) => r[p]).join(", ")}`));
       root.append(line);
-      const last = running[running.length - 1];
-      root.append(svg("text", { x: x(running.length - 1) - 4, y: y(last[p] || 0) - 5, "text-anchor": "end", class: "point-label" }, `${name} ${last[p]}`));
     });
     box.replaceChildren(root);
     $("legend").replaceChildren(...players.map((name, p) => {
@@ -63,7 +61,7 @@
     $("format").textContent = `Format: ${show(sc.format)} · target ${show(sc.target)} · ${(sc.rounds || []).length} round(s) played`;
     const w = $("winner");
     w.hidden = !(sc.winners && sc.winners.length);
-    w.textContent = w.hidden ? "" : `🏆 Winner: ${sc.winners.map((i) => players[i]).join(" & ")}`;
+    w.textContent = w.hidden ? "" : `Winner: ${sc.winners.map((i) => players[i]).join(" & ")}`;
   }
 
   async function load() {

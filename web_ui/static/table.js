@@ -51,13 +51,24 @@
     $("match-info").textContent = `Round ${show(m.round)} · ${show(m.format)} to ${show(m.target)} · rules: ${show(m.preset)}`;
   }
 
-  function addEvent(ev) {
+  function addEvent(ev, older) {
     const list = $("events");
-    list.prepend(el("li", { dataset: { seq: ev.seq, type: ev.type }, class: ev.payload && ev.payload.inferred ? "inferred" : "" },
+    if (list.querySelector(`li[data-seq="${ev.seq}"]`)) return;
+    list[older ? "append" : "prepend"](el("li", { dataset: { seq: ev.seq, type: ev.type }, class: ev.payload && ev.payload.inferred ? "inferred" : "" },
       el("span", { class: "seq", text: `#${ev.seq}` }), " ", eventText(ev),
       ev.payload && ev.payload.inferred ? el("span", { class: "badge inferred", text: "inferred" }) : null));
     while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
   }
 
-  live({ snapshot: render, state: render, event: addEvent });
+  /* On connect, show the last few events that happened before this page opened. */
+  async function backfill(st) {
+    const seq = Number(st.seq) || 0;
+    if (!seq) return;
+    try {
+      const data = await UNO.api(`/api/events?after=${Math.max(0, seq - 15)}`);
+      data.events.filter((e) => e.seq <= seq && e.type !== "snapshot").reverse().forEach((e) => addEvent(e, true));
+    } catch (e) { /* the live feed still works; history is a nicety */ }
+  }
+
+  live({ snapshot: (st) => { render(st); backfill(st); }, state: render, event: (ev) => addEvent(ev, false) });
 })();
