@@ -415,3 +415,18 @@ def test_panel_is_off_with_real_gpio():
 def test_create_app_refuses_a_short_pin():
     with pytest.raises(ValueError, match="host_pin"):
         create_app(FakeTableService(), host_pin="12", seat_tokens=TOKENS)
+
+
+def test_long_polls_take_stream_slots():
+    svc = FakeTableService()
+    app = create_app(svc, host_pin=PIN, seat_tokens=TOKENS, max_streams=1)
+    slots = app.extensions["uno_stream_slots"]
+    assert slots.acquire()  # someone holds the only live slot
+    client = app.test_client()
+    resp = client.get("/api/events?after=0&timeout=5")
+    assert resp.status_code == 503 and resp.headers["Retry-After"]
+    assert client.get("/api/events?after=0").status_code == 200  # a plain poll never waits
+    slots.release()
+    svc.emit("notice", {"text": "x"})
+    assert client.get("/api/events?after=0&timeout=5").get_json()["events"][0]["seq"] == 1
+    assert slots.open == 0

@@ -204,7 +204,17 @@ def create_app(
         # Long-poll fallback for clients without EventSource (and for scripts).
         after = validate.query_int("after", default=0, low=0, high=2**62)
         timeout = validate.query_float("timeout", default=0.0, low=0.0, high=25.0)
-        return jsonify({"events": service.wait_events(after, timeout)})
+        if timeout == 0:
+            return jsonify({"events": service.wait_events(after, 0.0)})
+        # A waiting long-poll holds a thread like a stream does: it takes a stream slot.
+        if not slots.acquire():
+            resp, status = auth.json_error(503, "too many live clients; retry shortly")
+            resp.headers["Retry-After"] = "5"
+            return resp, status
+        try:
+            return jsonify({"events": service.wait_events(after, timeout)})
+        finally:
+            slots.release()
 
     @app.get("/api/stream")
     def api_stream():
