@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("playwright", reason="the playwright package drives the browser (pip install '.[test]')")
 from playwright.sync_api import expect  # noqa: E402
+from web_fakes import FakeTableService
 
-from tests.web_fakes import FakeTableService
 from web_ui.app import create_app
 from web_ui.server import BackgroundServer
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from test_browser_dashboard import CHROMIUM, PHONE, browser, shot  # noqa: F401 - fixture
 
-from tests.test_browser_dashboard import CHROMIUM, PHONE, browser, shot  # noqa: F401 - fixture
 from web_ui.app import create_app
 from web_ui.server import BackgroundServer
 

@@ -12,8 +12,8 @@ import io
 import json
 
 import pytest
+from web_fakes import FakeTableService
 
-from tests.web_fakes import FakeTableService
 from web_ui.app import create_app
 
 PIN = "482913"

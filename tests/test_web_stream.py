@@ -9,8 +9,8 @@ import json
 import time
 
 import pytest
+from web_fakes import FakeTableService, SSEClient
 
-from tests.web_fakes import FakeTableService, SSEClient
 from web_ui.app import create_app
 from web_ui.server import BackgroundServer, server_options
 from web_ui.stream import event_stream, mjpeg_stream
