@@ -259,3 +259,21 @@ def test_closing_the_server_ends_open_streams(served):
     srv.close()
     assert time.monotonic() - start < 3
     client.close()
+
+
+def test_start_dashboard_prints_url_and_pin_and_serves():
+    from web_ui.launch import MAX_SEATS, start_dashboard
+
+    lines: list[str] = []
+    dash = start_dashboard(FakeTableService(), host="127.0.0.1", port=0, out=lines.append)
+    try:
+        assert dash.pin.isdigit() and len(dash.pin) == 6
+        assert len(dash.seat_tokens) == MAX_SEATS and len(set(dash.seat_tokens.values())) == MAX_SEATS
+        assert lines == [f"Dashboard: {dash.url}   host PIN: {dash.pin}   (the Setup and Host pages ask for it)"]
+        port = int(dash.url.rsplit(":", 1)[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("POST", "/api/login", body=json.dumps({"pin": dash.pin}), headers={"Content-Type": "application/json"})
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        dash.close()
