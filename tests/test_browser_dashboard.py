@@ -278,3 +278,20 @@ def test_the_page_resumes_after_dropped_streams_without_missing_or_repeating(bro
     assert len(streams) >= 2 and streams[0] is None  # it did reconnect, with Last-Event-ID
     assert all(h is not None and h.isdigit() for h in streams[1:]), streams
     assert seqs == list(range(30, 0, -1))  # newest first, each exactly once
+
+
+def test_camera_page_shows_the_annotated_stream(page, table):
+    import cv2
+    import numpy as np
+
+    svc, srv = table
+    page.goto(srv.url + "/camera", wait_until="domcontentloaded")
+    expect(page.locator("#camera-note")).to_have_attribute("data-state", "none", timeout=3000)
+    frame = np.full((120, 160, 3), (40, 120, 40), np.uint8)
+    cv2.putText(frame, "red-7", (10, 60), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2)
+    svc.push_frame(cv2.imencode(".jpg", frame)[1].tobytes())
+    deadline = time.monotonic() + 3
+    while page.evaluate("document.getElementById('camera').naturalWidth") != 160 and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert page.evaluate("document.getElementById('camera').naturalWidth") == 160
+    shot(page, "camera")

@@ -430,3 +430,17 @@ def test_long_polls_take_stream_slots():
     svc.emit("notice", {"text": "x"})
     assert client.get("/api/events?after=0&timeout=5").get_json()["events"][0]["seq"] == 1
     assert slots.open == 0
+
+
+def test_seat_join_codes_cover_the_seats_in_play():
+    svc = FakeTableService(seats=3)
+    tokens = {i: f"token-{i}-xxxxxx" for i in range(10)}
+    client = create_app(svc, host_pin=PIN, seat_tokens=tokens).test_client()
+    client.post("/api/login", json={"pin": PIN})
+    assert [s["seat"] for s in client.get("/api/host/seats").get_json()["seats"]] == [0, 1, 2]
+
+
+def test_camera_status(client, service):
+    assert client.get("/api/camera").get_json() == {"frame": None}
+    service.push_frame(b"\xff\xd8x\xff\xd9")
+    assert client.get("/api/camera").get_json() == {"frame": 1}

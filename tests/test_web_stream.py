@@ -123,9 +123,12 @@ def test_mjpeg_sends_the_newest_frame_and_stops_when_the_viewer_leaves():
     svc.push_frame(b"\xff\xd8one\xff\xd9")
     svc.push_frame(b"\xff\xd8two\xff\xd9")
     gone = {"flag": False}
-    gen = mjpeg_stream(svc, disconnected=lambda: gone["flag"], poll=0.05)
+    gen = mjpeg_stream(svc, disconnected=lambda: gone["flag"], poll=0.05, settle=0.1)
     part = next(gen)
-    assert part.startswith(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: 7\r\n\r\n")
+    assert part == b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: 7\r\n\r\n\xff\xd8two\xff\xd9\r\n"
+    start = time.monotonic()
+    assert next(gen) == part  # no newer frame: the same one again, so a browser shows it
+    assert 0.05 < time.monotonic() - start < 0.5
     assert b"two" in part and b"one" not in part  # a late viewer skips to the newest frame
     gone["flag"] = True
     with pytest.raises(StopIteration):
@@ -232,7 +235,7 @@ def test_mjpeg_over_waitress(served):
     conn.request("GET", "/camera.mjpg")
     resp = conn.getresponse()
     assert resp.getheader("Content-Type") == "multipart/x-mixed-replace; boundary=frame"
-    head = resp.read(60)
+    head = resp.read(40)
     assert head.startswith(b"--frame\r\nContent-Type: image/jpeg")
     conn.close()
 
@@ -277,3 +280,23 @@ def test_start_dashboard_prints_url_and_pin_and_serves():
         conn.close()
     finally:
         dash.close()
+
+
+class NoCamera(FakeTableService):
+    """A service whose latest_frame answers at once (no camera at all)."""
+
+    def __init__(self):
+        super().__init__()
+        self.frame_calls = 0
+
+    def latest_frame(self, after, timeout):
+        self.frame_calls += 1
+        return None
+
+
+def test_mjpeg_without_a_camera_waits_instead_of_spinning():
+    svc = NoCamera()
+    stop_at = time.monotonic() + 0.3
+    gen = mjpeg_stream(svc, disconnected=lambda: time.monotonic() > stop_at, poll=0.1)
+    assert list(gen) == []
+    assert svc.frame_calls <= 5

@@ -306,6 +306,11 @@ def create_app(
         resp.call_on_close(camera_slots.release)
         return resp
 
+    @app.get("/api/camera")
+    def api_camera():
+        got = service.latest_frame(-1, 0.0)
+        return jsonify({"frame": got[0] if got else None})
+
     @app.get("/camera.jpg")
     def camera_jpg():
         got = service.latest_frame(-1, 0.5)
@@ -360,13 +365,10 @@ def create_app(
     @app.get("/api/host/seats")
     @auth.host_required
     def api_host_seats():
+        playing = len(service.snapshot().get("seats") or []) or len(app.config["SEAT_TOKENS"])
+        seats = [s for s in sorted(app.config["SEAT_TOKENS"]) if s < playing]
         return jsonify(
-            {
-                "seats": [
-                    {"seat": s, "url": seat_url(s), "qr": url_for("qr_seat", seat=s)}
-                    for s in sorted(app.config["SEAT_TOKENS"])
-                ]
-            }
+            {"seats": [{"seat": s, "url": seat_url(s), "qr": url_for("qr_seat", seat=s)} for s in seats]}
         )
 
     @app.post("/api/seat/<int:seat>/action")

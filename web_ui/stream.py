@@ -37,6 +37,11 @@ class StreamSlots:
             self.open -= 1
 
 
+def _rest(seconds: float) -> None:
+    if seconds > 0.005:
+        time.sleep(seconds)
+
+
 def sse(msg_type: str, payload, *, event_id: int | None = None) -> bytes:
     """One SSE message carrying a typed JSON message {"type", "payload"}."""
     data = json.dumps({"type": msg_type, "payload": payload}, separators=(",", ":"))
@@ -81,7 +86,10 @@ def event_stream(
         wait = min(poll, max(0.0, last_write + heartbeat - now))
         if state_due:
             wait = min(wait, max(0.0, last_state + state_interval - now))
+        asked = clock()
         events = service.wait_events(last, wait)
+        if not events and wait > 0:
+            _rest(wait - (clock() - asked))  # a service that answers at once must not spin us
         out = []
         for event in events:
             seq = int(event["seq"])
@@ -109,23 +117,35 @@ def mjpeg_stream(
     disconnected: Callable[[], bool],
     keepalive: float = 5.0,
     poll: float = 1.0,
+    settle: float = 0.3,
 ) -> Iterator[bytes]:
     """multipart/x-mixed-replace JPEG parts from the app's one camera; the newest frame each
-    time, so a slow viewer skips frames instead of lagging behind."""
+    time, so a slow viewer skips frames instead of lagging behind.
+
+    Browsers show a part only when the part after it begins, so a frame not followed by
+    another within `settle` s is sent once more (a still or slow camera still shows its
+    latest picture), and the last frame is repeated every `keepalive` s: a write is how a
+    viewer that went away is noticed."""
     frame_no = -1
     last_jpeg: bytes | None = None
     last_write = time.monotonic()
+    repeat_at: float | None = None
     while not disconnected():
-        got = service.latest_frame(frame_no, poll)
+        asked = time.monotonic()
+        wait = poll if repeat_at is None else max(0.0, min(poll, repeat_at - asked))
+        got = service.latest_frame(frame_no, wait)
         now = time.monotonic()
-        if got is None:
-            # Re-send the last frame now and then: a write is how a dead viewer is found.
-            if last_jpeg is None or now - last_write < keepalive:
-                continue
-            jpeg = last_jpeg
-        else:
+        if got is not None:
             frame_no, jpeg = got
             last_jpeg = jpeg
+            repeat_at = now + settle
+        elif repeat_at is not None and now >= repeat_at:
+            jpeg, repeat_at = last_jpeg, None
+        elif last_jpeg is not None and now - last_write >= keepalive:
+            jpeg = last_jpeg
+        else:
+            _rest(wait - (now - asked))  # no camera answers at once: wait here instead
+            continue
         yield (
             b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
             + str(len(jpeg)).encode()
