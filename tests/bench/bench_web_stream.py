@@ -7,6 +7,7 @@ message parsed by the client), over all clients and events.
 
     python -m tests.bench.bench_web_stream                 # 50 clients, 10 events/s, 20 s
     python -m tests.bench.bench_web_stream --clients 80 --rate 20 --duration 10 --json
+    python -m tests.bench.bench_web_stream --service fake   # the test double instead of the hub
 """
 
 from __future__ import annotations
@@ -25,12 +26,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.web_fakes import FakeTableService, SSEClient  # noqa: E402
 
 
-def serve(conn, clients: int, rate: float, duration: float) -> None:
+def serve(conn, clients: int, rate: float, duration: float, service: str) -> None:
     """Child process: the table + dashboard on a free port; publishes events when told."""
     from web_ui.app import create_app
     from web_ui.server import BackgroundServer
 
-    svc = FakeTableService(seats=4)
+    if service == "hub":  # the real app hub: its feed, its (larger) snapshots
+        from table.app import TableHub
+        from table.log import MemoryLog
+        from table.rules import load_rules
+
+        svc = TableHub(MemoryLog(load_rules("official")), ["Ana", "Ben", "Cy", "Dee"]).start()
+        svc.submit({"kind": "start_round", "dealer": 3}, source="host")
+        svc.submit({"kind": "flip", "card": "red-5"}, source="host")
+        emit = svc.feed.publish
+    else:
+        svc = FakeTableService(seats=4)
+        emit = svc.emit
     app = create_app(
         svc, host_pin="000000", seat_tokens={i: f"t{i}-bench" for i in range(4)}, max_streams=clients + 10
     )
@@ -44,7 +56,7 @@ def serve(conn, clients: int, rate: float, duration: float) -> None:
             delay = start + i / rate - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-            svc.emit("bench", {"i": i, "t": time.time()})
+            emit("bench", {"i": i, "t": time.time()})
         conn.send({"published": n, "seconds": time.perf_counter() - start})
         conn.recv()  # stay up until the clients are done
 
@@ -88,12 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--rate", type=float, default=10.0, help="events per second")
     ap.add_argument("--duration", type=float, default=20.0, help="seconds of events")
+    ap.add_argument("--service", choices=("hub", "fake"), default="hub",
+                    help="hub: table.app.TableHub (default); fake: the in-memory test double")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
 
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()
-    proc = ctx.Process(target=serve, args=(child, args.clients, args.rate, args.duration), daemon=True)
+    proc = ctx.Process(target=serve, args=(child, args.clients, args.rate, args.duration, args.service), daemon=True)
     proc.start()
     info = parent.recv()
     expect = int(args.rate * args.duration)
@@ -120,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     lat_ms = [x * 1000 for r in results.values() for x in r["lat"]]
     figures = {
+        "service": args.service,
         "clients": args.clients,
         "events": expect,
         "rate_per_s": args.rate,
@@ -139,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(figures))
     else:
-        print(f"live stream: {args.clients} clients on 127.0.0.1, {expect} events at {args.rate}/s "
+        print(f"live stream ({args.service}): {args.clients} clients on 127.0.0.1, {expect} events at {args.rate}/s "
               f"(published in {figures['published_in_s']} s), waitress threads {info['threads']}")
         print(f"  clients with every event, in order, no repeat: {complete}/{args.clients}"
               f"  (messages delivered {len(lat_ms)}/{expect * args.clients})")
