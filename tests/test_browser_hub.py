@@ -115,3 +115,22 @@ def test_a_seat_press_reaches_the_referee(page, table):
     expect(page.locator("#seat-state")).to_contain_text("8 cards", timeout=3000)
     shot(page, "hub-seat-controller")
     assert page.errors == []
+
+
+def test_a_preset_loads_over_the_defaults_and_starts_a_two_player_match(page, table):
+    hub, srv = table
+    assert page.request.post(srv.url + "/api/login", data={"pin": PIN}).ok
+    page.goto(srv.url + "/setup")
+    page.wait_for_selector("[data-path='uno.strict']")
+    page.check("[data-path='uno.strict']")  # a change the preset must undo
+    page.select_option("#preset", "two-player")
+    page.click("#load-preset")
+    expect(page.locator("[data-path='players']")).to_have_value("2")
+    assert page.locator("#names input").count() == 2
+    assert not page.is_checked("[data-path='uno.strict']")
+    assert page.input_value("[data-path='scoring.target']") == "500"
+    page.click("#save-setup")
+    expect(page.locator("#setup-msg")).to_have_text("Setup saved.", timeout=3000)
+    assert hub.rules_config.players == 2 and hub.preset == "two-player"
+    assert [s["name"] for s in hub.snapshot()["seats"]] == ["Ana", "Ben"]
+    assert page.errors == []
