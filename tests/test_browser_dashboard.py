@@ -295,3 +295,29 @@ def test_camera_page_shows_the_annotated_stream(page, table):
         page.wait_for_timeout(50)
     assert page.evaluate("document.getElementById('camera').naturalWidth") == 160
     shot(page, "camera")
+
+
+def test_log_page_keeps_up_with_a_steady_stream_and_filters(page, table):
+    svc, srv = table
+    svc.submit({"kind": "start_round"}, source="host")
+    page.goto(srv.url + "/log")
+    page.wait_for_selector("#log tbody tr[data-seq='1']", state="attached")
+    import threading
+
+    def steady():  # faster than the page's refresh interval: the page must not starve
+        for i in range(20):
+            svc.submit({"kind": "draw", "seat": i % 4}, source=f"seat:{i % 4}")
+            time.sleep(0.1)
+
+    feeder = threading.Thread(target=steady)
+    feeder.start()
+    # entry 5 is logged ~0.4 s in; it shows while entries keep coming every 0.1 s
+    expect(page.locator("#log tbody tr[data-seq='5']")).to_be_attached(timeout=1200)
+    assert feeder.is_alive()
+    feeder.join()
+    expect(page.locator("#log tbody tr[data-seq='21']")).to_be_attached(timeout=2000)
+    page.select_option("#f-seat", "2")
+    page.click("#log-filter button[type=submit]")
+    expect(page.locator("#log tbody tr")).to_have_count(5, timeout=2000)  # seat 2's five draws
+    shot(page, "log-filtered")
+    assert page.errors == [] and page.outside == []

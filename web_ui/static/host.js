@@ -145,6 +145,6 @@
   UNO.live({
     snapshot: (st) => { renderState(st); loadEntries(); },
     state: renderState,
-    event: () => { clearTimeout(timer); timer = setTimeout(loadEntries, 300); },
+    event: () => { if (!timer) timer = setTimeout(() => { timer = null; loadEntries(); }, 300); }, // throttle, never starve
   });
 })();

@@ -43,6 +43,6 @@
   live({
     snapshot: (st) => { seatsFrom(st); load(); },
     state: seatsFrom,
-    event: () => { clearTimeout(timer); timer = setTimeout(load, 300); },
+    event: () => { if (!timer) timer = setTimeout(() => { timer = null; load(); }, 300); }, // throttle, never starve
   });
 })();

@@ -72,5 +72,5 @@
     } catch (err) { UNO.toast(`scores: ${err.message}`, false); }
   }
   let timer = null;
-  live({ snapshot: load, state: () => {}, event: () => { clearTimeout(timer); timer = setTimeout(load, 300); } });
+  live({ snapshot: load, state: () => {}, event: () => { if (!timer) timer = setTimeout(() => { timer = null; load(); }, 300); } });
 })();
