@@ -193,8 +193,8 @@ class TrackerConfig(_Strict):
     quiet_frames: int = Field(
         2, ge=1, le=100, description="Still frames after which a covered zone is clear again."
     )
-    changed_threshold: float = Field(
-        10.0, ge=0, le=255, description="Mean grey change of the pile after a hand left that means it changed."
+    changed_fraction: float = Field(
+        0.06, ge=0, le=1, description="Share of a card's box whose grey level moved by 25+ that means the pile changed there."
     )
     reveal_frames: int = Field(
         4, ge=1, le=100, description="Frames the reveal zone's set must hold before it is reported."

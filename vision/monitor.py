@@ -51,8 +51,13 @@ class ZoneActivity:
 
 
 class ZoneMonitor:
-    def __init__(self, zone: Zone, config: TrackerConfig):
+    def __init__(self, zone: Zone, config: TrackerConfig, grow: float = 0.0):
+        """grow: widen the watched area by this share of the zone's smaller side (cards
+        whose centre lies in the zone hang over its edge, and so can hands over them)."""
         self.zone = zone
+        self.grow = grow
+        self._mask_key = None
+        self._mask = None
         self.cfg = config
         self.covered = False
         self.ref_skin: np.ndarray | None = None  # skin-like pixels of the zone at rest
@@ -66,7 +71,7 @@ class ZoneMonitor:
 
     def update(self, f: FrameFeatures) -> ZoneActivity:
         h, w = f.grey.shape
-        mask = self.zone.mask(w, h, f.scale)
+        mask = self._watched(w, h, f.scale)
         area = max(1, int(np.count_nonzero(mask)))
         zone_skin = cv2.bitwise_and(f.skin, mask)
         if self.ref_skin is None:
@@ -108,3 +113,14 @@ class ZoneMonitor:
         else:
             conf = min(1.0, 0.5 + 0.5 * max(0.0, 1.0 - strength))
         return ZoneActivity(self.covered, self.covered != was, skin_excess, moving, conf)
+
+    def _watched(self, w: int, h: int, scale: float) -> np.ndarray:
+        key = (w, h, scale)
+        if key != self._mask_key:
+            mask = self.zone.mask(w, h, scale)
+            if self.grow > 0:
+                x0, y0, x1, y1 = self.zone.bounds()
+                r = max(1, int(self.grow * min(x1 - x0, y1 - y0) * scale))
+                mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+            self._mask_key, self._mask = key, mask
+        return self._mask

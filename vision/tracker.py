@@ -22,6 +22,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from statistics import median
 
+import cv2
 import numpy as np
 
 from vision.config import TrackerConfig
@@ -88,6 +89,7 @@ class _Known:
     pose: Pose
     box: tuple[float, float, float, float]
     snapshot: np.ndarray | None = None  # grey of the card's box (monitor scale) when accepted
+    seen_at_settle: bool = True  # visible when the pile last settled
 
 
 @dataclass
@@ -119,6 +121,10 @@ def _crop(grey: np.ndarray | None, box, scale: float) -> tuple[slice, slice] | N
     return slice(y0, y1), slice(x0, x1)
 
 
+def _changed_share(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.count_nonzero(cv2.absdiff(a, b) > 25)) / max(1, a.size)
+
+
 class DiscardTracker:
     def __init__(self, config: TrackerConfig):
         self.cfg = config
@@ -127,6 +133,7 @@ class DiscardTracker:
         self.visited = not config.require_activity  # a hand/motion came by since last decision
         self.empty_frames = 0
         self._grey: np.ndarray | None = None
+        self._settled: np.ndarray | None = None  # grey when the pile last settled
         self._scale = 0.25
 
     # ------------------------------------------------------------ pixels
@@ -135,21 +142,33 @@ class DiscardTracker:
         return None if sl is None else self._grey[sl].copy()
 
     def _changed(self, k: _Known) -> float:
-        """Mean grey change over a known card's box since it was accepted."""
+        """Share of a known card's box whose pixels changed since the pile last settled."""
         sl = _crop(self._grey, k.box, self._scale)
         if sl is None or k.snapshot is None or self._grey[sl].shape != k.snapshot.shape:
             return 0.0
-        return float(np.mean(np.abs(self._grey[sl].astype(np.int16) - k.snapshot)))
+        return _changed_share(self._grey[sl], k.snapshot)
 
     def _remember(self, c: _Cluster) -> None:
         self.known.append(_Known(c.card, c.pose, c.box, self._snapshot(c.box)))
         del self.known[:-12]
 
+    def _fresh(self, c: _Cluster) -> bool:
+        if self._settled is None:
+            return True
+        sl = _crop(self._grey, c.box, self._scale)
+        if sl is None or self._settled.shape != self._grey.shape:
+            return True
+        return _changed_share(self._grey[sl], self._settled[sl]) >= self.cfg.changed_fraction
+
     def _refresh(self, dets: list[CardDetection]) -> None:
         """The pile settled: known cards still seen take their current look, so a later
         change means something new lies on them."""
+        self._settled = self._grey
         for k in self.known:
-            if any(d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for d in dets):
+            k.seen_at_settle = any(
+                d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for d in dets
+            )
+            if k.seen_at_settle:
                 k.snapshot = self._snapshot(k.box)
 
     # ------------------------------------------------------------ decisions
@@ -179,11 +198,12 @@ class DiscardTracker:
                     if not self.visited:
                         return "known"  # re-read of a resting card, not a play
                     continue
-                if not self.visited or self._changed(k) < self.cfg.changed_threshold:
+                if not self.visited or self._changed(k) < self.cfg.changed_fraction:
                     return "known"
                 verdict = "same-face"
             elif (
                 k.card == c.card
+                and c.pose.angle is None  # no corners: maybe only the visible part of a card
                 and c.pose.area < 0.8 * k.pose.area
                 and _inside_fraction(c.box, k.box) >= 0.7
             ):
@@ -191,16 +211,23 @@ class DiscardTracker:
         return verdict
 
     def _occluded(self, dets: list[CardDetection]) -> bool:
-        """The top card vanished, its pixels changed and no card lies there: something (a
-        sleeve, a hand the skin test missed) covers it."""
-        if not self.known:
-            return False
-        top = self.known[-1]
-        if any(d.card == top.card and same_pose(pose_of(d), top.pose, self.cfg) for d in dets):
-            return False
-        if any(_inside_fraction(top.box, d.box) > 0.2 for d in dets):
-            return False  # a card now lies where the top card was: a play, not a sleeve
-        return self._changed(top) >= 2 * self.cfg.changed_threshold
+        """A card seen when the pile last settled vanished, its pixels changed, and no card
+        unknown to the pile lies there: something (a sleeve, a hand the skin test missed)
+        covers it."""
+        fresh = [
+            d for d in dets
+            if not any(d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for k in self.known)
+        ]
+        for k in self.known:
+            if not k.seen_at_settle:
+                continue
+            if any(d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for d in dets):
+                continue
+            if any(_inside_fraction(k.box, d.box) > 0.2 for d in fresh):
+                continue  # a new card lies where it was: a play, not a sleeve
+            if self._changed(k) >= 3 * self.cfg.changed_fraction:
+                return True
+        return False
 
     def update(
         self, number: int, timestamp: float, dets: list[CardDetection], covered: bool,
@@ -229,10 +256,12 @@ class DiscardTracker:
             if c.hits >= cfg.min_hits and median(c.confidences) >= cfg.min_median_confidence
         ]
         verdicts = {id(c): self._match(c) for c in clusters}
-        new = [c for c in stable if verdicts[id(c)] == "new"]
+        # A card laid in this visit changed the pixels where it lies since the pile last
+        # settled; an older card read again (uncovered edge, re-read) did not.
+        new = [c for c in stable if verdicts[id(c)] == "new" and self._fresh(c)]
         # The same face where it lay: new only when no newly placed card lies over it.
         for c in stable:
-            if verdicts[id(c)] == "same-face" and not any(
+            if verdicts[id(c)] == "same-face" and self._fresh(c) and not any(
                 _inside_fraction(c.box, n.box) > 0.15 for n in new
             ):
                 new.append(c)
@@ -309,7 +338,10 @@ class TableTracker:
     def set_zones(self, zones: ZoneLayout) -> None:
         """New zones (mat found again after the camera moved): monitors start over."""
         self.zones = zones
-        self.monitors = {name: ZoneMonitor(z, self.cfg) for name, z in zones.zones.items()}
+        self.monitors = {
+            name: ZoneMonitor(z, self.cfg, grow=0.3 if name == "discard" else 0.0)
+            for name, z in zones.zones.items()
+        }
 
     def update(
         self, number: int, timestamp: float, image, detections: list[CardDetection],

@@ -1,0 +1,215 @@
+"""Tracker behaviour on drawn frames with scripted detections: what becomes a fact, when,
+and what must never be reported twice. Frames are drawn here (coloured cards, a skin-coloured
+hand) so that the hand is found from pixels, exactly as on a camera."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.config import TrackerConfig
+from vision.observations import CardsPlayed, CardsRevealed, LikelyDraw, PileCovered
+from vision.tracker import TableTracker
+from vision.types import CardDetection
+from vision.zones import ZoneLayout
+
+W, H = 640, 360
+SKIN = (120, 150, 210)  # BGR, a mid skin tone
+CARD_COLOURS = {"red": (40, 40, 220), "yellow": (40, 210, 240), "green": (60, 170, 60), "blue": (210, 130, 30)}
+
+
+class Scene:
+    """A table seen from above: zones from the default layout, cards as rotated coloured
+    rectangles with a dark stripe (so their pose shows in the pixels), and a hand."""
+
+    def __init__(self, config: TrackerConfig | None = None):
+        self.zones = ZoneLayout.default_for(W, H)
+        self.tracker = TableTracker(self.zones, config or TrackerConfig())
+        self.cards: list[tuple[str, float, float, float]] = []  # card, cx, cy, angle
+        self.n = 0
+        self.rng = np.random.default_rng(0)
+
+    def centre(self, zone: str) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.zones[zone].bounds()
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+    @staticmethod
+    def quad(cx, cy, angle, w=40, h=62):
+        a = math.radians(angle)
+        c, s = math.cos(a), math.sin(a)
+        return [(cx + x * c - y * s, cy + x * s + y * c) for x, y in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))]
+
+    def image(self, hand: tuple[float, float] | None) -> np.ndarray:
+        img = np.full((H, W, 3), 235, np.uint8)
+        for card, cx, cy, angle in self.cards:
+            q = np.array(self.quad(cx, cy, angle), np.float32)
+            colour = CARD_COLOURS.get(card.split("-")[0], (30, 30, 30))
+            cv2.fillPoly(img, [np.round(q).astype(np.int32)], colour)
+            mid = ((q[0] + q[1]) / 2, (q[2] + q[3]) / 2)
+            cv2.line(img, tuple(np.round(mid[0]).astype(int)), tuple(np.round(mid[1]).astype(int)), (20, 20, 20), 5)
+        if hand is not None:
+            cv2.ellipse(img, (int(hand[0]), int(hand[1])), (45, 38), 0, 0, 360, SKIN, -1)
+            cv2.rectangle(img, (int(hand[0]) - 25, int(hand[1])), (int(hand[0]) + 25, H), SKIN, -1)
+        noise = self.rng.integers(-2, 3, img.shape, dtype=np.int16)
+        return np.clip(img.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+
+    def detections(self, visible=None, conf=0.9, extra=()) -> list[CardDetection]:
+        out = []
+        for card, cx, cy, angle in self.cards if visible is None else visible:
+            q = self.quad(cx, cy, angle)
+            xs, ys = [p[0] for p in q], [p[1] for p in q]
+            out.append(CardDetection(card, conf, (min(xs), min(ys), max(xs), max(ys)), tuple(q), conf))
+        return out + list(extra)
+
+    def step(self, hand=None, dets=None) -> list:
+        self.n += 1
+        img = self.image(hand)
+        if dets is None:
+            dets = [] if hand is not None and self._over_pile(hand) else self.detections()
+        return self.tracker.update(self.n, self.n / 20, img, dets)
+
+    def _over_pile(self, hand) -> bool:
+        return self.zones["discard"].contains(hand)
+
+    def run(self, frames: int, **kw) -> list:
+        out = []
+        for _ in range(frames):
+            out += self.step(**kw)
+        return out
+
+    def play(self, *cards: tuple[str, float, float, float], hold: int = 3) -> list:
+        """A hand comes in over the pile, lays the cards, stays, leaves; then calm."""
+        cx, cy = self.centre("discard")
+        out = []
+        for k in range(4):  # hand moving in from below
+            out += self.step(hand=(cx, H - (H - cy) * (k + 1) / 4))
+        self.cards.extend(cards)
+        out += self.run(hold, hand=(cx, cy))
+        for k in range(3):  # hand leaving
+            out += self.step(hand=(cx, cy + (H - cy) * (k + 1) / 3))
+        return out
+
+
+def played(obs) -> list[list[str]]:
+    return [sorted(c.card for c in o.cards) for o in obs if isinstance(o, CardsPlayed)]
+
+
+def test_a_card_laid_by_a_hand_is_reported_once_after_the_hand_leaves():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(5)
+    during = s.play(("red-7", cx, cy, 10))
+    assert played(during) == []  # never while the hand is over the pile
+    after = s.run(10)
+    assert played(after) == [["red-7"]]
+    o = next(o for o in after if isinstance(o, CardsPlayed))
+    assert 0.5 < o.confidence <= 1 and o.frame > 0
+    assert o.to_json()["type"] == "discard" and o.to_json()["cards"][0]["card"] == "red-7"
+    assert played(s.run(40)) == []  # the card lying there produces nothing new
+
+
+def test_the_hand_is_found_from_pixels_and_reported_as_covered_then_clear():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(5)
+    obs = s.play(("red-7", cx, cy, 10)) + s.run(5)
+    flips = [o.covered for o in obs if isinstance(o, PileCovered)]
+    assert flips[0] is True and flips[-1] is False
+
+
+def test_flicker_and_single_frame_misreads_are_not_plays():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(3)
+    s.play(("blue-3", cx, cy, 0))
+    assert played(s.run(8)) == [["blue-3"]]
+    # A wrong face for one frame, then a phantom card for two frames, no hand anywhere.
+    d = s.detections()[0]
+    wrong = [CardDetection("blue-8", 0.9, d.box, d.quad)]
+    obs = s.run(1, dets=wrong)
+    phantom = CardDetection("green-skip", 0.95, (cx + 40, cy - 20, cx + 80, cy + 40))
+    obs += s.run(2, dets=s.detections(extra=[phantom]))
+    obs += s.run(10)
+    assert played(obs) == []
+
+
+def test_covering_and_uncovering_the_pile_gives_no_duplicate():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(3)
+    s.play(("green-4", cx, cy, 30))
+    assert played(s.run(8)) == [["green-4"]]
+    for _ in range(3):  # a hand rests on the pile and leaves, three times
+        obs = s.play(hold=6) + s.run(8)
+        assert played(obs) == []
+
+
+def test_same_face_laid_on_the_same_face_is_a_new_card():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(3)
+    s.play(("red-5", cx, cy, 20))
+    assert played(s.run(8)) == [["red-5"]]
+    # Another red 5, a few pixels and degrees off: same identity, nearly the same pose.
+    s.play(("red-5", cx + 3, cy + 2, 26))
+    assert played(s.run(8)) == [["red-5"]]
+
+
+def test_several_cards_laid_at_once_are_one_multi_play():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(3)
+    s.play(("red-9", cx - 25, cy, 5), ("blue-9", cx + 25, cy, -5))
+    obs = s.run(10)
+    assert played(obs) == [["blue-9", "red-9"]]
+
+
+def test_reveal_zone_reports_the_stable_set_of_face_up_cards():
+    s = Scene()
+    rx, ry = s.centre("reveal")
+    s.run(3)
+    cards = [("red-1", rx - 60, ry, 90), ("wild", rx, ry, 90), ("green-skip", rx + 60, ry, 90)]
+    s.cards.extend(cards)
+    obs = s.run(2, dets=s.detections(visible=cards[:1]))  # laid one by one: not yet stable
+    obs += s.run(8)
+    reveals = [sorted(c.card for c in o.cards) for o in obs if isinstance(o, CardsRevealed)]
+    assert reveals == [["green-skip", "red-1", "wild"]]
+    s.cards.clear()
+    obs = s.run(8)
+    reveals = [sorted(c.card for c in o.cards) for o in obs if isinstance(o, CardsRevealed)]
+    assert reveals == [[]]  # swept away
+
+
+def test_a_hand_stopping_at_the_draw_pile_is_a_likely_draw_passing_over_is_not():
+    s = Scene()
+    dx, dy = s.centre("draw")
+    s.run(3)
+    obs = []
+    for k in range(3):
+        obs += s.step(hand=(dx, H - (H - dy) * (k + 1) / 3))
+    obs += s.run(4, hand=(dx, dy))  # it stops to take a card
+    for k in range(3):
+        obs += s.step(hand=(dx, dy + (H - dy) * (k + 1) / 3))
+    obs += s.run(4)
+    draws = [o for o in obs if isinstance(o, LikelyDraw)]
+    assert len(draws) == 1 and draws[0].inferred and draws[0].to_json()["type"] == "draw"
+    # A hand sweeping across the draw zone without stopping.
+    obs = []
+    for k in range(8):
+        obs += s.step(hand=(dx - 60 + 20 * k, dy))
+    obs += s.run(4)
+    assert not [o for o in obs if isinstance(o, LikelyDraw)]
+
+
+@pytest.mark.parametrize("n_hits", [1, 2])
+def test_a_card_seen_in_too_few_frames_is_not_a_play(n_hits):
+    s = Scene(TrackerConfig(window=5, min_hits=3))
+    cx, cy = s.centre("discard")
+    s.run(3)
+    s.play(("yellow-2", cx, cy, 0))
+    obs = s.run(n_hits)  # seen briefly, then hidden by a (non-skin) object
+    obs += s.run(10, dets=[])
+    assert played(obs) == []

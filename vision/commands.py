@@ -1,0 +1,221 @@
+"""`uno-table detect`, `watch`, `bench` and `mat`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "detect", help="find and name the cards in images",
+        description="Find and name every card in each image (a close-up of one card or a whole table).",
+    )
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (any size, any orientation)")
+    p.add_argument("--json", action="store_true", help="one JSON line per image")
+    p.add_argument("--save", type=Path, metavar="DIR", help="write annotated copies of the images here")
+    _detector_args(p)
+    p.set_defaults(func=cmd_detect)
+
+    p = sub.add_parser(
+        "watch", help="print table observations live from a camera, video, folder or the simulator",
+        description="Run the vision pipeline on SOURCE and print each observation as it is decided.",
+    )
+    p.add_argument(
+        "source", nargs="?", default="sim", metavar="SOURCE",
+        help="sim | sim:SEED | picamera2 | a webcam index (0) | a stream URL | a video file | an image folder",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON line per observation")
+    p.add_argument("--frames", type=int, default=0, help="stop after this many frames (0: until the source ends)")
+    p.add_argument("--paper", choices=["A3", "A4"], default="A3", help="paper size of the printed mat")
+    p.add_argument("--no-mat", action="store_true", help="do not look for the mat; zones from the default layout")
+    p.add_argument("--save", type=Path, metavar="DIR", help="write an annotated JPEG of each frame with an observation")
+    _detector_args(p)
+    p.set_defaults(func=cmd_watch)
+
+    p = sub.add_parser(
+        "bench", help="time the vision pipeline on a 1280x720 table frame",
+        description="Per-stage milliseconds (decode, detect, classify, track), end-to-end frames per second and peak memory.",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--frames", type=int, default=60, help="frames to time (default 60)")
+    _detector_args(p)
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser(
+        "mat", help="write the printable play mat (PDF)",
+        description="A page with ArUco markers and the discard pile, draw pile and reveal zone drawn. Print at 100%%.",
+    )
+    p.add_argument("--out", type=Path, default=Path("mat.pdf"), help="output file (.pdf, or .png for an image)")
+    p.add_argument("--paper", choices=["A3", "A4"], default="A3", help="paper size (landscape)")
+    p.add_argument("--dpi", type=int, default=200, help="resolution of the page (default 200)")
+    p.set_defaults(func=cmd_mat)
+
+
+def _detector_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--model", type=Path, metavar="PATH",
+        help="a detector .onnx (with --classifier) or a YOLO .pt (ultralytics); default: the shipped model",
+    )
+    p.add_argument("--classifier", type=Path, metavar="PATH", help="classifier .onnx to go with --model")
+    p.add_argument(
+        "--detector", choices=["onnx", "ultralytics", "sim-truth"], default=None,
+        help="backend (default: onnx, or ultralytics for a .pt model); sim-truth reads the simulator's truth",
+    )
+
+
+def _detector_config(args):
+    from vision import config as c
+
+    kind = args.detector or ("ultralytics" if args.model and args.model.suffix == ".pt" else "onnx")
+    if kind == "ultralytics":
+        if args.model is None:
+            from vision.errors import ModelError
+
+            raise ModelError("the ultralytics backend needs --model PATH.pt")
+        return c.UltralyticsDetectorConfig(path=args.model)
+    if kind == "sim-truth":
+        return c.SimTruthDetectorConfig()
+    if args.model is not None and args.classifier is None:
+        from vision.errors import ModelError
+
+        raise ModelError("an ONNX --model needs its --classifier too")
+    return c.OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier)
+
+
+# ---------------------------------------------------------------------------- detect
+def cmd_detect(args) -> int:
+    import cv2
+
+    from vision.annotate import annotate
+    from vision.detectors import make_detector
+
+    cfg = _detector_config(args)
+    if cfg.type == "sim-truth":
+        from vision.errors import ModelError
+
+        raise ModelError("detect needs a real model (onnx or ultralytics), not sim-truth")
+    detector = make_detector(cfg)
+    failures = 0
+    if not args.json:
+        print(f"{'IMAGE':<40} {'CARD':<16} {'CONF':>5}  BOX")
+    if args.save:
+        args.save.mkdir(parents=True, exist_ok=True)
+    for name in args.images:
+        path = Path(name)
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if image is None:
+            failures += 1
+            why = "no such file" if not path.exists() else "not a readable image"
+            print(f"uno-table detect: {name}: {why}", file=sys.stderr)
+            continue
+        dets = detector.detect(image)
+        if args.json:
+            cards = [
+                {"card": d.card, "confidence": round(float(d.confidence), 4),
+                 "box": [round(float(v), 1) for v in d.box]}
+                for d in dets
+            ]
+            print(json.dumps({"image": name, "cards": cards}), flush=True)
+        else:
+            if not dets:
+                print(f"{name:<40} {'(no cards)':<16}")
+            for d in dets:
+                box = ", ".join(f"{v:.0f}" for v in d.box)
+                print(f"{name:<40} {d.card:<16} {d.confidence:5.2f}  [{box}]")
+        if args.save:
+            out = args.save / (path.stem + ".annotated.jpg")
+            cv2.imwrite(str(out), annotate(image, dets))
+    return 1 if failures else 0
+
+
+# ---------------------------------------------------------------------------- watch
+def _describe(obs) -> str:
+    d = obs.to_json()
+    kind = d["type"]
+    if kind in ("discard", "reveal"):
+        cards = " ".join(c["card"] for c in d["cards"]) or "(empty)"
+        what = "played" if kind == "discard" else "revealed"
+        return f"frame {d['frame']:>6}  {what:<9} {cards}  ({d['confidence']:.2f})"
+    if kind == "covered":
+        return f"frame {d['frame']:>6}  pile {'covered' if d['covered'] else 'clear'}  ({d['confidence']:.2f})"
+    return f"frame {d['frame']:>6}  likely draw (inferred)  ({d['confidence']:.2f})"
+
+
+def cmd_watch(args) -> int:
+    import logging
+
+    from vision import config as c
+    from vision.annotate import annotate_result
+    from vision.hub import FrameHub
+    from vision.pipeline import VisionPipeline
+    from vision.sources import make_source, source_config_from_arg
+
+    logging.basicConfig(level=logging.WARNING, format="uno-table watch: %(message)s")
+    src_cfg = source_config_from_arg(args.source)
+    det_cfg = _detector_config(args)
+    config = c.VisionConfig(
+        source=src_cfg, detector=det_cfg,
+        calibration=c.CalibrationConfig(use_mat=not args.no_mat, paper=args.paper),
+    )
+    pipeline = VisionPipeline(config)
+    source = make_source(config.source)
+    if args.save:
+        args.save.mkdir(parents=True, exist_ok=True)
+    # A file or the simulator is read frame by frame; a live camera skips frames when slow.
+    hub = FrameHub(source, config.retry)
+    reader = hub.reader(lossless=source.finite)
+    hub.start()
+    n = 0
+    try:
+        for frame in reader:
+            result = pipeline.process(frame)
+            n += 1
+            for obs in result.observations:
+                if obs.type == "covered" and not args.json:
+                    continue  # the live text view shows plays, reveals and draws
+                print(json.dumps(obs.to_json()) if args.json else _describe(obs), flush=True)
+            if args.save and result.observations:
+                (args.save / f"frame-{frame.number:06d}.jpg").write_bytes(annotate_result(result, 80))
+            if args.frames and n >= args.frames:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        hub.stop()
+    stats = hub.stats.to_json()
+    print(f"uno-table watch: {n} frames processed, {stats['corrupt']} corrupt skipped", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------- bench
+def cmd_bench(args) -> int:
+    from vision.bench import run_bench
+
+    result = run_bench(_detector_config(args), frames=args.frames)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for k, v in result.items():
+            print(f"{k:>24}: {v}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- mat
+def cmd_mat(args) -> int:
+    from vision.mat import render_mat, write_mat_pdf
+
+    if args.out.suffix.lower() == ".pdf":
+        write_mat_pdf(args.out, args.paper, args.dpi)
+    else:
+        import cv2
+
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        if not cv2.imwrite(str(args.out), render_mat(args.paper, args.dpi / 25.4)):
+            from table.errors import UnoTableError
+
+            raise UnoTableError(f"cannot write {args.out} (use .pdf or .png)")
+    print(f"wrote {args.out} ({args.paper}, print at 100% scale)")
+    return 0
