@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from table.errors import UnoTableError
-from table.events import Event
+from table.events import Event, event_from_dict
 from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
 from table.log import EventLog, MemoryLog
 from table.referee import (
@@ -388,9 +388,11 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
     verdicts = []
     for e in ref.get("last_verdicts", []):
         ok = e.get("kind") == "play_accepted"
-        verdicts.append(
-            {"ok": ok, "text": e.get("text") or e.get("kind"), "reason": e.get("reason", "")}
-        )
+        try:
+            text = event_from_dict(e).text()
+        except (KeyError, TypeError):
+            text = e.get("kind", "")
+        verdicts.append({"ok": ok, "text": text, "reason": e.get("reason", "")})
     return {
         "seq": seq,
         "status": status,

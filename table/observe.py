@@ -1,0 +1,85 @@
+"""What the camera saw, turned into referee inputs.
+
+Vision reports facts about the table (`discard`, `reveal`, `draw`, `covered` observations as
+JSON, see vision/observations.py); what they mean depends on the state of the game, which
+only the referee side knows. So the mapping lives here, as a pure function of the
+observation and the referee's state, and vision never calls the referee.
+
+- cards placed on the discard pile: the starter card while a deal waits for it (S3), a play
+  in a round (attributed to the turn seat by the referee, marked inferred), else ignored;
+- cards laid face up in the reveal zone: the challenged hand (W3) or the next hand to score
+  at the end of a round (R1), in seat order;
+- a hand reaching into the draw pile: a voluntary draw by the turn seat (P5/P6), unless a
+  draw the referee ordered (penalty, Draw Two, Wild Draw Four) is still to be fetched: a
+  player taking a penalty reaches into the pile too, and that reach is not a new draw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table.events import CardsDrawn, Event, TurnStarted
+from table.referee import FLIP, IN_ROUND, PLAY, REVEAL, ROUND_OVER, State
+
+#: Voluntary draws (the player's own choice) are reported by the camera; every other
+#: CardsDrawn comes from a draw the referee ordered and that the table still has to fetch.
+_VOLUNTARY = {"P5", "P6", "H7"}
+
+
+class ObservationMapper:
+    """Stateful only in what the table owes: reaches into the draw pile still expected for
+    draws the referee ordered."""
+
+    def __init__(self) -> None:
+        self.owed_reaches = 0
+
+    def note_events(self, events: list[Event]) -> None:
+        """Feed every event the referee emits (in order)."""
+        for e in events:
+            if type(e) is CardsDrawn and e.rule not in _VOLUNTARY:
+                self.owed_reaches += 1
+            elif type(e) is TurnStarted and self.owed_reaches > 2:
+                # A table where players fetch penalties without the camera seeing it must not
+                # build up a debt that swallows real draws much later.
+                self.owed_reaches = 2
+
+    def to_input(self, obs: dict[str, Any], state: State) -> tuple[dict[str, Any] | None, str]:
+        """The input this observation means now, or None with the reason it means nothing."""
+        kind = obs.get("type")
+        phase = state.phase
+        meta = {"source": "camera"}
+        if kind == "discard":
+            cards = [c["card"] for c in obs.get("cards", [])]
+            cards = [c for c in cards if c != "back"]
+            if not cards:
+                return None, "only card backs were placed"
+            if phase == FLIP:
+                return {"kind": "flip", "card": cards[-1], "confidence": obs.get("confidence"),
+                        "frame": obs.get("frame"), **meta}, "starter card"  # fmt: skip
+            if phase in IN_ROUND:
+                return {"kind": "play", "cards": cards, "confidence": obs.get("confidence"),
+                        "frame": obs.get("frame"), **meta}, "play"  # fmt: skip
+            return None, f"cards placed while the game is in phase '{phase}': ignored"
+        if kind == "reveal":
+            cards = [c["card"] for c in obs.get("cards", []) if c["card"] != "back"]
+            if not cards:
+                return None, "reveal zone cleared"
+            if phase == REVEAL:
+                return {"kind": "reveal", "seat": state.challenged, "cards": cards, **meta}, "challenge"
+            if phase == ROUND_OVER:
+                waiting = [
+                    x for x in range(state.rules.n)
+                    if x != state.winner and x not in state.revealed and state.hands[x] > 0
+                ]  # fmt: skip
+                if waiting:
+                    return {"kind": "reveal", "seat": waiting[0], "cards": cards, **meta}, "scoring"
+                return None, "every hand is already scored"
+            return None, f"cards revealed while the game is in phase '{phase}': ignored"
+        if kind == "draw":
+            if self.owed_reaches > 0:
+                self.owed_reaches -= 1
+                return None, "fetching a draw the referee ordered"
+            if phase == PLAY:
+                return {"kind": "draw", **meta}, "voluntary draw (inferred)"
+            return None, f"a reach into the draw pile in phase '{phase}': ignored"
+        return None, f"'{kind}' observations carry no input"
