@@ -1,6 +1,6 @@
 """Train the card detector (ultralytics YOLO, oriented boxes) from a model .yaml, offline.
 
-    python -m models.train_detector --data data/datasets/cards/data.yaml --epochs 30
+    python -m models.train_detector --data data/datasets/cards/data.yaml --hours 1.2
 
 Nothing is downloaded: the network starts from random weights defined by the .yaml, plots
 are off (they would fetch a font), and ultralytics' settings live in the data dir.
@@ -16,10 +16,12 @@ from pathlib import Path
 
 from table.paths import data_dir, offline_ultralytics
 
+CARD_YAML = Path(__file__).resolve().parent / "cfg" / "yolo11p-card-obb.yaml"
+
 
 def train(
     data: Path,
-    model: str = "yolo11n-obb.yaml",
+    model: str = str(CARD_YAML),
     epochs: int = 30,
     imgsz: int = 320,
     batch: int = 32,
@@ -94,7 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--data", type=Path, required=True, help="dataset data.yaml")
-    ap.add_argument("--model", default="yolo11n-obb.yaml", help="model .yaml (never a .pt)")
+    ap.add_argument(
+        "--model",
+        default=str(CARD_YAML),
+        help="model .yaml, never a .pt (default: models/cfg/yolo11p-card-obb.yaml; "
+        "'yolo11n-obb.yaml' names ultralytics' own)",
+    )
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--imgsz", type=int, default=320)
     ap.add_argument("--batch", type=int, default=32)

@@ -1,0 +1,110 @@
+"""Tiny offline training runs: the pipeline trains without any download."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+def test_tiny_offline_detector_training_run(tmp_path):
+    from models.build_dataset import build
+
+    build(seed=8, size=4, out=tmp_path / "ds", val_fraction=0.25, progress=False)
+    env = dict(os.environ, UNO_TABLE_DATA=str(tmp_path / "data"), YOLO_OFFLINE="1")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "models",
+            "train-detector",
+            "--data",
+            str(tmp_path / "ds/data.yaml"),
+            "--epochs",
+            "1",
+            "--imgsz",
+            "64",
+            "--batch",
+            "2",
+            "--workers",
+            "0",
+            "--project",
+            str(tmp_path / "runs"),
+            "--name",
+            "tiny",
+            "--device",
+            "cpu",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert (tmp_path / "runs/tiny/weights/best.pt").is_file()
+    summary = json.loads((tmp_path / "runs/tiny/summary.json").read_text())
+    assert summary["model"].endswith("yolo11p-card-obb.yaml") and summary["epochs"] == 1
+    log = out.stdout + out.stderr
+    assert "Downloading" not in log and "Arial" not in log
+
+
+def test_detector_training_refuses_pretrained_weights():
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "models",
+            "train-detector",
+            "--data",
+            "x.yaml",
+            "--model",
+            "yolo11n.pt",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "train from a .yaml" in out.stderr
+
+
+@pytest.mark.slow
+def test_tiny_classifier_training_run(tmp_path):
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "models",
+            "train-classifier",
+            "--epochs",
+            "1",
+            "--per-epoch",
+            "32",
+            "--batch",
+            "16",
+            "--bank",
+            "1",
+            "--val-per-class",
+            "1",
+            "--textures",
+            "2",
+            "--no-real",
+            "--out",
+            str(tmp_path / "cls"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert (tmp_path / "cls/best.pt").is_file()
+    summary = json.loads((tmp_path / "cls/summary.json").read_text())
+    assert summary["epochs_run"] == 1 and summary["crops_seen"] == 32

@@ -1,0 +1,231 @@
+"""Find and name UNO cards in an image with the shipped ONNX models (ONNX Runtime + OpenCV).
+
+Two stages (models/README.md says why):
+1. the detector (YOLO, oriented boxes) finds every card, face up or down, at any angle, on
+   a letterboxed copy of the frame (320 px by default);
+2. each card's box is straightened from the full-resolution frame into a 96x64 portrait
+   crop, and the classifier names it (54 faces + back). A card turned 180 degrees gives the
+   same box, so both turns are classified and their probabilities averaged.
+
+    rec = CardRecognizer.default()
+    for d in rec.recognize(cv2.imread("table.jpg")):
+        print(d.card, d.confidence, d.box)
+    rec.last_timings  # {"preprocess": ms, "detect": ms, "classify": ms, "total": ms}
+
+No torch or ultralytics here: a Pi needs only onnxruntime, numpy and OpenCV.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from table.errors import UnoTableError
+from vision.types import CardDetection
+
+DETECTOR_FILE = "card_detector.onnx"
+CLASSIFIER_FILE = "card_classifier.onnx"
+PACKAGE_MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+class ModelFileMissingError(UnoTableError, FileNotFoundError):
+    """A model file the recognizer needs does not exist."""
+
+
+class ModelFileCorruptError(UnoTableError, ValueError):
+    """A model file exists but cannot be loaded as the expected ONNX model."""
+
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileMissingError(f"model file not found: {path}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types
+        raise ModelFileCorruptError(f"model file {path} cannot be loaded: {exc}") from exc
+
+
+def _rotated_iou(a: tuple, b: tuple) -> float:
+    inter_type, pts = cv2.rotatedRectangleIntersection(a, b)
+    if inter_type == cv2.INTERSECT_NONE or pts is None:
+        return 0.0
+    inter = cv2.contourArea(cv2.convexHull(pts))
+    union = a[1][0] * a[1][1] + b[1][0] * b[1][1] - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+class CardRecognizer:
+    """Detector + classifier. Thread-safe for reading; one instance per camera is enough.
+
+    conf: minimum detector score for a card; iou: overlap above which two boxes are one
+    card; threads: ONNX Runtime threads per model."""
+
+    def __init__(
+        self,
+        detector_path: str | os.PathLike,
+        classifier_path: str | os.PathLike,
+        *,
+        conf: float = 0.35,
+        iou: float = 0.5,
+        threads: int = 2,
+    ) -> None:
+        if not 0.0 < conf < 1.0:
+            raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
+        if not 0.0 < iou <= 1.0:
+            raise ValueError(f"iou {iou}: must lie in (0, 1]")
+        self.detector_path = Path(detector_path)
+        self.classifier_path = Path(classifier_path)
+        self.conf, self.iou = conf, iou
+        self._det = _session(self.detector_path, threads)
+        self._cls = _session(self.classifier_path, threads)
+        det_in = self._det.get_inputs()[0]
+        shape = det_in.shape
+        if len(shape) != 4 or not isinstance(shape[2], int) or shape[2] != shape[3]:
+            raise ModelFileCorruptError(
+                f"{self.detector_path}: expected a square fixed-size detector input, got {shape}"
+            )
+        self.imgsz = int(shape[2])
+        self._det_input = det_in.name
+        meta = self._cls.get_modelmeta().custom_metadata_map
+        try:
+            self.classes: tuple[str, ...] = tuple(json.loads(meta["names"]))
+            self.crop_h, self.crop_w = json.loads(meta["crop"])
+        except (KeyError, ValueError) as exc:
+            raise ModelFileCorruptError(
+                f"{self.classifier_path}: no class names / crop size in its metadata"
+            ) from exc
+        n_out = self._cls.get_outputs()[0].shape[-1]
+        if n_out != len(self.classes):
+            raise ModelFileCorruptError(
+                f"{self.classifier_path}: {n_out} outputs but {len(self.classes)} class names"
+            )
+        self._cls_input = self._cls.get_inputs()[0].name
+        self.last_timings: dict[str, float] = {}
+
+    @classmethod
+    def default(cls, **kwargs) -> CardRecognizer:
+        """The shipped models in `models/`, or overrides in <data dir>/models/ if present."""
+        from table.paths import data_dir
+
+        override = data_dir() / "models"
+        paths = []
+        for name in (DETECTOR_FILE, CLASSIFIER_FILE):
+            p = override / name
+            paths.append(p if p.is_file() else PACKAGE_MODELS / name)
+        return cls(paths[0], paths[1], **kwargs)
+
+    # ------------------------------------------------------------------ stages
+    def _letterbox(self, image: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+        h, w = image.shape[:2]
+        s = self.imgsz / max(h, w)
+        nw, nh = max(1, round(w * s)), max(1, round(h * s))
+        resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+        px, py = (self.imgsz - nw) / 2, (self.imgsz - nh) / 2
+        canvas = np.full((self.imgsz, self.imgsz, 3), 114, np.uint8)
+        top, left = int(round(py - 0.1)), int(round(px - 0.1))
+        canvas[top : top + nh, left : left + nw] = resized
+        x = canvas[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        return np.ascontiguousarray(x), s, left, top
+
+    def detect(self, image: np.ndarray) -> list[tuple[np.ndarray, float]]:
+        """Card quads (4x2, original pixels) and detector scores, best first."""
+        t0 = time.perf_counter()
+        x, s, left, top = self._letterbox(image)
+        t1 = time.perf_counter()
+        out = self._det.run(None, {self._det_input: x})[0][0]  # (4 + nc + 1, anchors)
+        t2 = time.perf_counter()
+        scores = out[4:-1].max(axis=0)
+        keep = np.nonzero(scores >= self.conf)[0]
+        keep = keep[np.argsort(-scores[keep])][:300]
+        rects = [
+            (
+                (float(out[0, i]), float(out[1, i])),
+                (float(out[2, i]), float(out[3, i])),
+                float(np.degrees(out[-1, i])),
+            )
+            for i in keep
+        ]
+        chosen: list[int] = []
+        for k, r in enumerate(rects):
+            if all(_rotated_iou(r, rects[j]) < self.iou for j in chosen):
+                chosen.append(k)
+        h, w = image.shape[:2]
+        found = []
+        for k in chosen:
+            pts = cv2.boxPoints(rects[k])
+            pts[:, 0] = (pts[:, 0] - left) / s
+            pts[:, 1] = (pts[:, 1] - top) / s
+            pts[:, 0] = np.clip(pts[:, 0], 0, w)
+            pts[:, 1] = np.clip(pts[:, 1], 0, h)
+            found.append((pts.astype(np.float32), float(scores[keep[k]])))
+        t3 = time.perf_counter()
+        self.last_timings.update(
+            preprocess=(t1 - t0) * 1e3, detect=(t2 - t1) * 1e3, postprocess=(t3 - t2) * 1e3
+        )
+        return found
+
+    def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> list[tuple[str, float]]:
+        """Name each quad's card: (identifier, probability), both 180-degree turns averaged."""
+        from models.crops import crop_from_quad, order_portrait, to_input
+
+        t0 = time.perf_counter()
+        if not quads:
+            self.last_timings["classify"] = 0.0
+            return []
+        crops = []
+        for q in quads:
+            c = crop_from_quad(image, order_portrait(q))
+            crops += [c, c[::-1, ::-1]]
+        logits = self._cls.run(None, {self._cls_input: to_input(crops)})[0]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+        p = (p[0::2] + p[1::2]) / 2
+        idx = p.argmax(axis=1)
+        self.last_timings["classify"] = (time.perf_counter() - t0) * 1e3
+        return [(self.classes[i], float(p[n, i])) for n, i in enumerate(idx)]
+
+    def recognize(self, image: np.ndarray) -> list[CardDetection]:
+        """Every card in a BGR image (any size), best detector score first."""
+        if image is None or not hasattr(image, "ndim"):
+            raise ValueError("recognize() needs a BGR image as a numpy array (got None?)")
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        elif image.ndim == 3 and image.shape[2] == 4:
+            image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        elif image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError(f"recognize() needs an HxWx3 BGR image, got shape {image.shape}")
+        if image.dtype != np.uint8:
+            raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
+        t0 = time.perf_counter()
+        found = self.detect(image)
+        from models.crops import order_portrait
+
+        quads = [order_portrait(q) for q, _ in found]
+        names = self.classify(image, quads)
+        out = []
+        for (q, score), quad, (card, prob) in zip(found, quads, names, strict=True):
+            x1, y1 = q.min(axis=0)
+            x2, y2 = q.max(axis=0)
+            out.append(
+                CardDetection(
+                    card=card,
+                    confidence=prob,
+                    box=(float(x1), float(y1), float(x2), float(y2)),
+                    quad=tuple((float(x), float(y)) for x, y in quad),
+                    detector_confidence=score,
+                )
+            )
+        self.last_timings["total"] = (time.perf_counter() - t0) * 1e3
+        return out
