@@ -14,7 +14,9 @@ for tests and evaluation only; the vision pipeline reads the pixels."""
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -72,11 +74,23 @@ class _Hand:
     sleeve: tuple[int, int, int]
 
 
+def _locked(method):
+    """The app queues actions from its thread while the capture thread renders frames."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class SimTable:
     def __init__(
         self, seed: int = 0, width: int = 1280, height: int = 720, fps: float = 20.0,
         mat: bool = True, look: str | None = None,
     ):
+        self._lock = threading.RLock()
         self.rng = np.random.default_rng(seed)
         self.seed = seed
         self.width, self.height, self.fps = width, height, fps
@@ -300,6 +314,7 @@ class SimTable:
             t = 1 - (i / n_out) ** 1.5
             self._frames.append((hand, t, [], None, []))
 
+    @_locked
     def idle(self, seconds: float) -> None:
         for _ in range(self._n(seconds)):
             self._frames.append((None, 0, [], None, []))
@@ -320,6 +335,7 @@ class SimTable:
         m = CARD_H_MM / 2 + 2
         return CardPose(card, float(np.clip(x, x0 + m, x1 - m)), float(np.clip(y, y0 + m, y1 - m)), float(a))
 
+    @_locked
     def play(self, cards: list[str] | tuple[str, ...], same_place: bool = False) -> None:
         """Lay `cards` (a multi-play when several) on the discard pile."""
         self._action += 1
@@ -341,6 +357,7 @@ class SimTable:
         self._reach(hand, poses, arrive, [TruthEvent("rest", tuple(cards), self._action, tuple(poses))],
                     stay=self.rng.uniform(0.05, 0.25))
 
+    @_locked
     def touch(self) -> None:
         """A hand covers the pile and leaves; nothing is played."""
         self._action += 1
@@ -349,11 +366,13 @@ class SimTable:
         self._reach(self._new_hand(target), [], None, [TruthEvent("touch", (), self._action)],
                     stay=self.rng.uniform(0.2, 0.6))
 
+    @_locked
     def draw(self) -> None:
         self._action += 1
         self._reach(self._new_hand(self._zone_centre("draw")), [], None,
                     [TruthEvent("draw", (), self._action)], stay=self.rng.uniform(0.1, 0.3))
 
+    @_locked
     def reveal(self, cards: list[str] | tuple[str, ...]) -> None:
         """Lay `cards` face up in a row in the reveal zone, one by one."""
         poly = self.layout.zone_polygons()["reveal"]
@@ -374,6 +393,7 @@ class SimTable:
             self._reach(self._new_hand((pose.x, pose.y)), [pose], arrive,
                         [TruthEvent("reveal", shown, self._action)], stay=0.1)
 
+    @_locked
     def clear_reveal(self) -> None:
         self._action += 1
         poly = self.layout.zone_polygons()["reveal"]
@@ -389,6 +409,7 @@ class SimTable:
         return len(self._frames)
 
     # ------------------------------------------------------------------ frames
+    @_locked
     def next_frame(self) -> tuple[np.ndarray, SimTruth]:
         """Render the next frame (an idle one when no action is queued)."""
         if self._static is None:
