@@ -213,3 +213,17 @@ def test_a_card_seen_in_too_few_frames_is_not_a_play(n_hits):
     obs = s.run(n_hits)  # seen briefly, then hidden by a (non-skin) object
     obs += s.run(10, dets=[])
     assert played(obs) == []
+
+
+def test_a_multi_play_lists_the_card_on_top_last():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(3)
+    # blue-9 lies over red-9: only part of red-9 shows (no corners found, smaller box).
+    s.play(("red-9", cx - 20, cy, 0), ("blue-9", cx + 5, cy, 0))
+    under = s.detections(visible=[("red-9", cx - 20, cy, 0)])[0]
+    partial = CardDetection("red-9", 0.9, (under.box[0], under.box[1], cx - 15, under.box[3]))
+    top = s.detections(visible=[("blue-9", cx + 5, cy, 0)])
+    obs = s.run(10, dets=[*top, partial])  # detector order says nothing about stacking
+    plays = [o for o in obs if isinstance(o, CardsPlayed)]
+    assert len(plays) == 1 and [c.card for c in plays[0].cards] == ["red-9", "blue-9"]

@@ -196,6 +196,9 @@ class TrackerConfig(_Strict):
     changed_fraction: float = Field(
         0.06, ge=0, le=1, description="Share of a card's box whose grey level moved by 25+ that means the pile changed there."
     )
+    absorb_frames: int = Field(
+        12, ge=1, le=1000, description="Frames a still skin-like patch must hold before it counts as part of the table."
+    )
     reveal_frames: int = Field(
         4, ge=1, le=100, description="Frames the reveal zone's set must hold before it is reported."
     )

@@ -63,6 +63,7 @@ class ZoneMonitor:
         self.ref_skin: np.ndarray | None = None  # skin-like pixels of the zone at rest
         self._prev: np.ndarray | None = None
         self._quiet = 0
+        self._still = 0
         self.last_quiet: np.ndarray | None = None  # grey of the last clear frame
         self.before_cover: np.ndarray | None = None  # grey just before the current/last cover
         self.current: np.ndarray | None = None
@@ -85,6 +86,16 @@ class ZoneMonitor:
         self._prev = f.grey
         self.current = f.grey
         skin_excess = skin
+        if moving <= self.cfg.motion_fraction and skin_excess > self.cfg.cover_skin_fraction:
+            self._still += 1
+            if self._still >= self.cfg.absorb_frames:
+                # Skin-like pixels that never move (a new card's pink edge, a hand left
+                # resting): take them as part of the zone at rest, or it never clears.
+                self.ref_skin = cv2.dilate(zone_skin, np.ones((5, 5), np.uint8))
+                skin_excess = 0.0
+                self._still = 0
+        else:
+            self._still = 0
         raw = skin_excess > self.cfg.cover_skin_fraction or moving > self.cfg.motion_fraction
         was = self.covered
         if raw:

@@ -37,7 +37,8 @@ class ObservedCard:
 
 @dataclass(frozen=True, slots=True)
 class CardsPlayed:
-    """One or more cards just came to rest on the discard pile (several = a multi-play)."""
+    """One or more cards just came to rest on the discard pile (several = a multi-play),
+    ordered bottom to top as far as the picture tells (the last is the one lying on top)."""
 
     cards: tuple[ObservedCard, ...]
     frame: int

@@ -277,7 +277,10 @@ class DiscardTracker:
             for c in new:
                 self._remember(c)
             self.visited = not cfg.require_activity
-            cards = tuple(sorted((c.observed() for c in new), key=lambda o: -o.confidence))
+            # Bottom to top: the card on top of a multi-play shows whole (corners found,
+            # largest visible area); the referee takes the last one as the top card.
+            ordered = sorted(new, key=lambda c: (c.pose.angle is not None, c.pose.area))
+            cards = tuple(c.observed() for c in ordered)
             return CardsPlayed(cards, number, timestamp, min(o.confidence for o in cards))
         if window_full and not new:
             # The hand left nothing new; later re-reads must not count as plays. Cards that
