@@ -24,6 +24,7 @@ from table.errors import UnoTableError
 from table.events import Event, event_from_dict
 from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
 from table.log import EventLog, MemoryLog
+from table.observe import ObservationMapper
 from table.referee import (
     COLOUR,
     IDLE,
@@ -120,6 +121,8 @@ class TableHub:
         self.clock = clock
         self.paused = False
         self.feed = Feed()
+        self.mapper = ObservationMapper()
+        self.camera_status: dict[str, Any] = {"status": "none", "message": None}
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()  # guards state and log
         self._queue: queue.Queue[tuple[dict[str, Any] | Any, str, Future] | None] = queue.Queue()
@@ -190,12 +193,18 @@ class TableHub:
             return self._host_command(kind, command)
         if self.paused and source != "host":
             raise CommandError(f"the game is paused by the host; {kind or 'input'} from {source} ignored")
+        if kind == "observation":  # vision's report: its meaning depends on the state now
+            mapped, why = self.mapper.to_input(command["observation"], self.state)
+            if mapped is None:
+                return {"ok": True, "ignored": why, "events": []}
+            command = mapped
         inp = parse_input(command)
         self._check_source(inp, source)
         with self._lock:
             check_input(self.state, inp)
             self.log.append(inp)  # logged (committed) before it is acted on
             events = self._apply_logged(inp, source)
+            self.mapper.note_events(events)
             snap = snapshot(self.state)
         for listener in list(self._listeners):
             listener(events, snap)
@@ -309,7 +318,18 @@ class TableHub:
         with self._lock:
             ref = snapshot(self.state)
             seq = self.feed.last_seq
-        return dashboard_view(ref, self.names, self._status(), self.preset, seq)
+        view = dashboard_view(ref, self.names, self._status(), self.preset, seq)
+        view["camera"] = dict(self.camera_status)
+        return view
+
+    def set_camera_status(self, status: str, message: str | None = None) -> None:
+        """The camera went away or came back: shown on every phone. While it is away the
+        game waits (nothing is inferred from missing frames); it goes on when it returns."""
+        if status == self.camera_status.get("status") and message == self.camera_status.get("message"):
+            return
+        self.camera_status = {"status": status, "message": message}
+        self.feed.publish("camera", {"status": status, "message": message,
+                                     "text": f"camera {status}" + (f": {message}" if message else "")})
 
     def wait_events(self, after_seq: int, timeout: float) -> list[dict]:
         if after_seq > self.feed.last_seq:  # a client from before a new match: resync it

@@ -66,13 +66,11 @@ class AppConfig(BaseModel):
     data_dir: Path | None = Field(
         None, description="Where the database and model overrides live. Empty: $UNO_TABLE_DATA or ./data."
     )
-    camera: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "simulated"},
-        description="Camera source, chosen by its `type` (simulated, opencv, picamera2, video, "
-        "images); validated by vision's source config.",
-    )
     vision: dict[str, Any] = Field(
-        default_factory=dict, description="Detector, zones and tracker settings (vision's config)."
+        default_factory=dict,
+        description="Camera source (`source: {type: picamera2|device|video|folder|sim}`), "
+        "detector, zones and tracker settings; validated by vision's config at start. Without "
+        "a source, `run` uses the Pi camera on a Pi, else the first USB webcam.",
     )
     gpio: GpioConfig = Field(default_factory=GpioConfig, description="Seat buttons, buzzer, LEDs.")
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig, description="The dashboard.")

@@ -1,0 +1,345 @@
+"""`uno-table run` and `uno-table demo`: the whole table, wired.
+
+This is the one place that builds the camera, GPIO and dashboard parts, and it imports them
+inside the command handlers only, so `table/` stays free of that code at import time and a
+machine without a camera can still run `simulate` and `replay`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from table.errors import ConfigError, LogError, UnoTableError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run the table: camera, referee, buttons, dashboard")
+    p.add_argument("--config", type=Path, help="uno-table.yaml (default: ./uno-table.yaml if present)")
+    p.add_argument("--source", help="camera: picamera2, a webcam index, a URL, a video file, an image folder, sim")
+    p.add_argument("--mock-gpio", action="store_true", help="mock GPIO pins (a laptop): buttons on the dashboard's panel")
+    p.add_argument("--host", help="dashboard address (default from config: 0.0.0.0)")
+    p.add_argument("--port", type=int, help="dashboard port (default from config: 8000)")
+    p.add_argument("--data-dir", type=Path, help="database and model overrides (default: $UNO_TABLE_DATA or ./data)")
+    p.add_argument("--new-match", action="store_true", help="start a new match instead of resuming the last unfinished one")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("demo", help="the simulated table: simulated players, real vision, referee and dashboard")
+    p.add_argument("--headless", action="store_true", help="no dashboard: play and print a report")
+    p.add_argument("--rounds", type=int, default=None, help="rounds to play (default: 3 headless, endless with the dashboard)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the game and of the rendered table")
+    p.add_argument("--preset", default="official", help="rules preset")
+    p.add_argument("--players", type=int, default=4, help="number of seats (2-10)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (headless)")
+    p.add_argument("--detector", choices=("onnx", "sim-truth"), default="onnx",
+                   help="onnx: the shipped model reads the frames (default); sim-truth: a stand-in that reads the renderer's truth")
+    p.add_argument("--fps", type=float, default=10.0, help="simulated camera frame rate")
+    p.add_argument("--size", default="1280x720", help="simulated camera frame size, WxH")
+    p.add_argument("--host", default="127.0.0.1", help="dashboard address")
+    p.add_argument("--port", type=int, default=8000, help="dashboard port")
+    p.add_argument("--mock-gpio", action="store_true", default=True, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_demo)
+
+
+# ----------------------------------------------------------------------------- shared
+
+
+def _vision_config(raw: dict, detector: str | None = None, source: str | None = None):
+    from pydantic import ValidationError
+
+    from vision.config import SimTruthDetectorConfig, VisionConfig
+
+    try:
+        cfg = VisionConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"vision.{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(f"config: {problems}") from None
+    if detector == "sim-truth":
+        cfg = cfg.model_copy(update={"detector": SimTruthDetectorConfig()})
+    if source is not None:
+        from vision.sources import source_config_from_arg
+
+        cfg = cfg.model_copy(update={"source": source_config_from_arg(source)})
+    elif "source" not in raw:
+        cfg = cfg.model_copy(update={"source": _default_camera()})
+    return cfg
+
+
+def _default_camera():
+    """The Pi camera on a Pi, else the first USB webcam."""
+    from vision import config as c
+
+    try:
+        model = Path("/proc/device-tree/model").read_text(errors="ignore")
+    except OSError:
+        model = ""
+    if "Raspberry Pi" in model:
+        return c.PiCameraSourceConfig()
+    return c.DeviceSourceConfig(device=0)
+
+
+def _check_models(vision_cfg) -> None:
+    """A missing or corrupt model file is a clear error at start, not a crash mid-game."""
+    if vision_cfg.detector.type != "onnx":
+        return
+    from vision.recognizer import CardRecognizer
+
+    d = vision_cfg.detector
+    if d.detector_path or d.classifier_path:
+        CardRecognizer(d.detector_path, d.classifier_path)
+    else:
+        CardRecognizer.default()
+
+
+def _open_match(match_dir: Path, rules, names: list[str], new: bool, out=print):
+    from table.app import latest_unfinished, read_names, write_names
+    from table.log import EventLog
+
+    try:
+        match_dir.mkdir(parents=True, exist_ok=True)
+        probe = match_dir / ".writable"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise LogError(
+            f"the data dir {match_dir} is not writable ({exc.strerror}): the game log cannot be "
+            "kept there; choose another with --data-dir or fix its permissions"
+        ) from None
+    db = None if new else latest_unfinished(match_dir)
+    if db is not None:
+        log = EventLog(db)
+        out(f"Resuming the unfinished match in {db} ({len(log)} logged inputs)")
+        return log, read_names(db) or names
+    import time
+
+    db = match_dir / f"match-{time.strftime('%Y%m%d-%H%M%S')}.db"
+    log = EventLog(db, rules)
+    write_names(db, names)
+    out(f"New match: {db}")
+    return log, names
+
+
+class _Shutdown:
+    """SIGTERM and Ctrl-C end the main loop; the parts are closed in order."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: self.event.set())
+
+    def wait(self) -> None:
+        while not self.event.wait(0.5):
+            pass
+
+
+# ----------------------------------------------------------------------------- run
+
+
+def cmd_run(args) -> int:
+    from table.app import TableHub
+    from table.app_config import load_app_config
+    from table.paths import data_dir
+
+    path = args.config
+    if path is None and Path("uno-table.yaml").exists():
+        path = Path("uno-table.yaml")
+    config = load_app_config(path)
+    rules = config.rules_config()
+    vision_cfg = _vision_config(config.vision, source=args.source)
+    _check_models(vision_cfg)
+    mock = args.mock_gpio or config.gpio.mock
+
+    from firmware_config.gpio import pin_factory_for
+    from firmware_config.pinmap import load_pin_map
+
+    factory = pin_factory_for(mock)  # no GPIO and no --mock-gpio: a clear stop, before anything starts
+    pin_map = load_pin_map(config.gpio.pin_map)
+
+    root = args.data_dir or config.data_dir or data_dir()
+    log, names = _open_match(Path(root) / "matches", rules, config.players, args.new_match)
+    hub = TableHub(log, names, preset=config.preset, match_dir=Path(root) / "matches")
+    return _serve_table(
+        hub, vision_cfg, factory, pin_map, mock,
+        host=args.host or config.dashboard.host, port=args.port or config.dashboard.port,
+        pin=config.dashboard.host_pin,
+    )  # fmt: skip
+
+
+def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=None, driver=None, board=None) -> int:
+    from firmware_config.feedback import TableFeedback
+    from firmware_config.hardware import TableHardware
+    from firmware_config.panel import DashboardPanel
+    from vision.hub import FrameHub
+    from vision.live import FrameBoard, LiveVision
+    from vision.sources import make_source
+    from web_ui.launch import start_dashboard
+
+    shutdown = _Shutdown()
+    hw = TableHardware(pin_map, factory)
+    feedback = TableFeedback(hw)
+
+    def on_gesture(item) -> None:
+        hub.enqueue(item.to_json(), source="button")
+
+    hw.on_gesture(on_gesture)
+
+    def on_events(events, _snap) -> None:
+        pattern = feedback.handle(events)
+        if pattern is not None:
+            hub.feed.publish("buzzer", {"pattern": pattern, "text": f"buzzer: {pattern}"})
+
+    hub.subscribe(on_events)
+    if mock:
+        hub.panel = DashboardPanel(hw, hub.names)
+    board = board or FrameBoard()
+    hub.frames = board
+    hub.start()
+    frame_hub = vision = None
+    if driver is None:
+        frame_hub = FrameHub(make_source(vision_cfg.source), vision_cfg.retry,
+                             on_status=lambda s, e: hub.set_camera_status(s, e)).start()  # fmt: skip
+        vision = LiveVision(
+            frame_hub, vision_cfg, board=board,
+            on_observation=lambda obs: hub.enqueue({"kind": "observation", "observation": obs}, source="camera"),
+        ).start()  # fmt: skip
+    dash = start_dashboard(hub, host=host, port=port, pin=pin)
+    worker = None
+    if driver is not None:
+        worker = threading.Thread(target=driver, args=(shutdown.event,), name="demo", daemon=True)
+        worker.start()
+    try:
+        shutdown.wait()
+    finally:
+        print("Shutting down: closing the dashboard, camera, GPIO and the log", file=sys.stderr)
+        dash.close()
+        if vision is not None:
+            vision.stop()
+        if frame_hub is not None:
+            frame_hub.stop()
+        hw.close()
+        hub.close()
+    return 0
+
+
+# ----------------------------------------------------------------------------- demo
+
+
+def _demo_hub(args, db: Path | None = None):
+    from table.app import TableHub
+    from table.log import EventLog, MemoryLog
+    from table.rules import load_rules
+
+    rules = load_rules(args.preset, overrides={"players": args.players} if args.preset != "two-player" else None)
+    names = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun"][: rules.players]
+    log = EventLog(db, rules) if db is not None else MemoryLog(rules)
+    return TableHub(log, names, preset=args.preset)
+
+
+def cmd_demo(args) -> int:
+    from table.demo import DemoDriver
+    from vision.live import FrameBoard, SimulatedCamera
+
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise ConfigError(f"--size {args.size!r}: expected WIDTHxHEIGHT, like 1280x720") from None
+    vision_cfg = _vision_config({"source": {"type": "sim"}}, detector=args.detector)
+    _check_models(vision_cfg)
+    if args.headless:
+        hub = _demo_hub(args)
+        camera = SimulatedCamera(vision_cfg, seed=args.seed, width=width, height=height, fps=args.fps)
+        report = DemoDriver(hub, camera, seed=args.seed).play(args.rounds or 3)
+        out = report.to_json()
+        out["ms_per_frame"] = round(sum(camera.ms) / len(camera.ms), 1) if camera.ms else None
+        out["detector"] = args.detector
+        if args.json:
+            print(json.dumps(out))
+        else:
+            print(f"{out['rounds']} rounds, {out['plays']} plays, {out['frames']} frames "
+                  f"({out['ms_per_frame']} ms/frame); referee matches truth: {out['referee_matches_truth']}")  # fmt: skip
+            print(f"scores: table {out['scores_table']}  truth {out['scores_truth']}; "
+                  f"penalties {out['penalties_table']}/{out['penalties_truth']}; host corrections {out['host_corrections']}")  # fmt: skip
+            for m in out["mismatches"][:20]:
+                print("  mismatch:", json.dumps(m))
+        return 0
+
+    from firmware_config.gpio import pin_factory_for
+    from firmware_config.pinmap import load_pin_map
+    from table.paths import data_dir
+
+    match_dir = data_dir() / "demo"
+    match_dir.mkdir(parents=True, exist_ok=True)
+    import time
+
+    hub = _demo_hub(args, match_dir / f"match-{time.strftime('%Y%m%d-%H%M%S')}.db")
+    hub.match_dir = match_dir
+    board = FrameBoard()
+    camera = SimulatedCamera(vision_cfg, seed=args.seed, width=width, height=height, fps=args.fps,
+                             board=board, realtime=True)  # fmt: skip
+
+    def play(stop: threading.Event) -> None:
+        from table.referee import MATCH_OVER
+
+        rounds, seed = 0, args.seed
+        buttons = GpioButtons(hub)
+        driver = None
+        while not stop.is_set() and (args.rounds is None or rounds < args.rounds):
+            if driver is None or hub.state.phase == MATCH_OVER:
+                if driver is not None:  # a match ended: the next one starts fresh
+                    hub.submit({"kind": "new-match"}, source="host")
+                    seed += 1
+                driver = DemoDriver(hub, camera, buttons, seed=seed,
+                                    on_frame=lambda: stop.is_set() and _stop_demo())  # fmt: skip
+            try:
+                driver.play(1)
+            except _DemoStopped:
+                return
+            except UnoTableError as exc:
+                print(f"demo: {exc}", file=sys.stderr)
+                return
+            rounds += 1
+        print("Demo over: the dashboard stays up until Ctrl-C", file=sys.stderr)
+
+    factory = pin_factory_for(True)
+    return _serve_table(hub, vision_cfg, factory, load_pin_map(None), True,
+                        host=args.host, port=args.port, driver=play, board=board)  # fmt: skip
+
+
+class GpioButtons:
+    """The demo's simulated players press the mock buttons through the virtual panel, so the
+    presses run through gpiozero and the gesture timing like a finger's; each press waits
+    until the referee has logged what it meant."""
+
+    def __init__(self, hub, timeout: float = 4.0):
+        self.hub, self.timeout = hub, timeout
+
+    def _wait_logged(self, before: int) -> None:
+        import time
+
+        deadline = time.monotonic() + self.timeout
+        while len(self.hub.log) <= before and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def gesture(self, seat: int, gesture: str) -> None:
+        before = len(self.hub.log)
+        self.hub.press(f"seat:{seat}", gesture)
+        self._wait_logged(before)
+
+    def colour(self, colour: str) -> None:
+        before = len(self.hub.log)
+        self.hub.press(f"colour:{colour}", "press")
+        self._wait_logged(before)
+
+
+class _DemoStopped(Exception):
+    pass
+
+
+def _stop_demo():
+    raise _DemoStopped()
