@@ -18,9 +18,9 @@ def table_frame(seed: int = 5, width: int = 1280, height: int = 720):
 
     table = SimTable(seed=seed, width=width, height=height)
     rng = np.random.default_rng(seed)
-    for _ in range(6):
+    for _ in range(5):
         table.discard.append(table._pile_pose(ALL_FACES[int(rng.integers(len(ALL_FACES)))]))
-    table.reveal([ALL_FACES[int(i)] for i in rng.integers(len(ALL_FACES), size=4)])
+    table.reveal([ALL_FACES[int(i)] for i in rng.integers(len(ALL_FACES), size=6)])
     while table.pending:
         image, truth = table.next_frame()
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])

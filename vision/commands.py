@@ -162,6 +162,10 @@ def cmd_watch(args) -> int:
     )
     pipeline = VisionPipeline(config)
     source = make_source(config.source)
+    if source.finite:
+        # A file that is not there will not appear: say so now instead of retrying.
+        source.open()
+        source.close()
     if args.save:
         args.save.mkdir(parents=True, exist_ok=True)
     # A file or the simulator is read frame by frame; a live camera skips frames when slow.

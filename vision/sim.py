@@ -378,12 +378,12 @@ class SimTable:
         poly = self.layout.zone_polygons()["reveal"]
         (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
         n = len(cards)
-        step = min(62.0, (x1 - x0 - CARD_W_MM) / max(1, n))
+        step = min(62.0, (x1 - x0 - CARD_W_MM) / max(1, n - 1))
         start = (x0 + x1) / 2 - step * (n - 1) / 2
         for i, card in enumerate(cards):
             self._action += 1
             pose = CardPose(card, start + i * step + float(self.rng.normal(0, 2)),
-                            (y0 + y1) / 2 + float(self.rng.normal(0, 3)), 90.0 + float(self.rng.normal(0, 4)))
+                            (y0 + y1) / 2 + float(self.rng.normal(0, 3)), float(self.rng.normal(0, 4)))
             already = tuple(c.card for c in self.revealed) if i == 0 else None
 
             def arrive(pose=pose):
