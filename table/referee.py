@@ -520,16 +520,32 @@ def _draw(s: State, seat: int, count: int, rule: str, ev: list[Event], inferred:
     return got
 
 
-def _penalty(s: State, seat: int, count: int, rule: str, reason: str, ev: list[Event]) -> None:
+def _penalty(s: State, seat: int, count: int, rule: str, reason: str, ev: list[Event],
+             quiet: bool = False) -> None:  # fmt: skip
     if count <= 0:
         return
-    if s.phase == COLOUR:
+    phase = s.phase
+    if phase == COLOUR:
         # RULES.md edge case: the colour choice completes first, then the penalty applies.
         s.deferred.append((seat, count, rule, reason))
-        ev.append(Notice(seat, f"penalty for seat {seat} ({rule}) waits until seat {s.colour_seat} names the colour"))
+        if not quiet:
+            ev.append(Notice(seat, f"penalty for seat {seat} ({rule}) waits until seat {s.colour_seat} names the colour"))
+        return
+    if seat == s.challenged and (phase == CHALLENGE or phase == REVEAL):
+        # The challenge judges the hand as it was when the Wild Draw Four was played: cards
+        # drawn before the reveal would be mixed into it, so they wait for the verdict.
+        s.deferred.append((seat, count, rule, reason))
+        if not quiet:
+            ev.append(Notice(seat, f"penalty for seat {seat} ({rule}) waits until the challenge is settled"))
         return
     ev.append(PenaltyOrdered(seat, count, rule, reason))
     _draw(s, seat, count, rule, ev)
+
+
+def _flush_deferred(s: State, ev: list[Event]) -> None:
+    deferred, s.deferred = s.deferred, []
+    for d_seat, count, rule, reason in deferred:
+        _penalty(s, d_seat, count, rule, reason, ev, quiet=True)
 
 
 def _begin_turn(s: State, seat: int, ev: list[Event]) -> None:
@@ -540,12 +556,14 @@ def _begin_turn(s: State, seat: int, ev: list[Event]) -> None:
     ev.append(TurnStarted(seat, s.direction))
 
 
-def _close_uno_window(s: State, ev: list[Event]) -> None:
+def _close_uno_window(s: State, ev: list[Event], beginner: int) -> None:
     """U2: the next player began a turn: whoever is still exposed can no longer be caught
-    (U6 strict: the table catches them now)."""
-    exposed = s.exposed
-    s.exposed = 0
-    s.caught = 0
+    (U6 strict: the table catches them now). A seat that plays again itself (two players,
+    after a Skip) keeps its own window open: it may still call, be caught, or go out."""
+    keep = 1 << beginner
+    exposed = s.exposed & ~keep
+    s.exposed &= keep
+    s.caught &= keep
     if not exposed:
         return
     for seat in range(s.rules.n):
@@ -734,19 +752,20 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     if not is_playable(s, face):
         rule = "P3" if s.top >= WILD else "P2"
         return _illegal(s, seat, inp, f"{FACE_TEXT[face]} does not match {current_text(s)}", rule, inferred, ev)
-    # Accepted: this seat began its turn, which closes the previous UNO window (U2).
-    if s.exposed or s.caught:
-        _close_uno_window(s, ev)
     hands = s.hands
     if hands[seat] <= 0:
         ev.append(HandCountCorrected(seat, 0, 1, "play", "a card was played from a hand counted empty"))
         hands[seat] = 1
         s.draw_count -= 1
     hands[seat] -= 1
-    left = hands[seat]
     s.discard.append(face)
     s.prev_colour, s.prev_top = s.colour, s.top
     s.top = face
+    # Accepted: this seat began its turn, which closes the previous UNO window (U2). The card
+    # is already on the pile, so a reshuffle for a strict catch (U6) keeps it on top.
+    if s.exposed or s.caught:
+        _close_uno_window(s, ev, seat)
+    left = hands[seat]
     e = PlayAccepted(seat, inp.cards[0], left, inferred)
     ev.append(e)
     s.verdicts = s.verdicts[-4:] + (e,)
@@ -819,25 +838,24 @@ def _name_colour(s: State, inp: NameColour, ev: list[Event]) -> None:
     after = s.after_colour
     s.after_colour = ""
     s.colour_seat = -1
-    s.phase = PLAY  # leaves COLOUR so the deferred penalties apply now
-    deferred, s.deferred = s.deferred, []
-    for d_seat, count, rule, reason in deferred:
-        _penalty(s, d_seat, count, rule, reason, ev)
-    if after == "start":  # S4: the first player named the colour and now plays
-        return _begin_turn(s, seat, ev)
-    if after == "wild":
-        return _begin_turn(s, next_seat(s, seat), ev)
+    if after == "start" or after == "wild":
+        s.phase = PLAY  # leaves COLOUR so the deferred penalties apply now
+        _flush_deferred(s, ev)
+        return _begin_turn(s, seat if after == "start" else next_seat(s, seat), ev)
     victim = next_seat(s, seat)
     s.pending.append(PendingDraw(4, "W2", seat, victim))
     s.challenger, s.challenged = victim, seat
     s.phase = CHALLENGE
+    _flush_deferred(s, ev)  # the challenged seat's own penalties wait for the verdict
     ev.append(ChallengeOffered(victim, seat, 4))
 
 
 def _accept_draw4(s: State, ev: list[Event]) -> None:
     victim = s.challenger
+    s.phase = PLAY
     _resolve_pending(s, ev)
     s.challenger = s.challenged = -1
+    _flush_deferred(s, ev)
     ev.append(TurnSkipped(victim, "W2" if s.rules.n > 2 else "A4"))
     _begin_turn(s, next_seat(s, victim), ev)
 
@@ -893,6 +911,7 @@ def _reveal(s: State, inp: Reveal, ev: list[Event]) -> None:
             ev.append(ChallengeResolved(challenger, challenged, False, challenger, count, reason_ok))
             ev.append(PenaltyOrdered(challenger, count, "W3", "unsuccessful challenge"))
             _draw(s, challenger, count, "W3", ev)
+        _flush_deferred(s, ev)
         ev.append(TurnSkipped(challenger, "W3"))
         return _begin_turn(s, next_seat(s, challenger), ev)
     if s.phase == ROUND_OVER:
@@ -931,11 +950,13 @@ def _draw_input(s: State, inp: Draw, ev: list[Event]) -> None:
         return _reject(s, inp, seat, "already drew this turn: play the drawn card or pass (P6)", ev)
     if inp.count != 1:
         return _reject(s, inp, seat, f"a turn's draw is one card, not {inp.count} (P6)", ev)
-    if s.exposed or s.caught:
-        _close_uno_window(s, ev)
     got = _draw(s, seat, 1, "P5", ev, inferred=inferred, cards=inp.cards)
     s.phase = DRAWN
     s.drawn = FACE_OF[inp.cards[0]] if inp.cards and got else UNKNOWN_CARD
+    # The draw began the turn (U2). The reported card is the one drawn first, so a strict
+    # catch's penalty (U6) comes from the pile after it.
+    if s.exposed or s.caught:
+        _close_uno_window(s, ev, seat)
 
 
 def _pass(s: State, inp: Pass, ev: list[Event]) -> None:
@@ -948,7 +969,7 @@ def _pass(s: State, inp: Pass, ev: list[Event]) -> None:
     if seat != s.turn:
         return _reject(s, inp, seat, f"seat {seat} passed out of turn (it is seat {s.turn}'s turn)", ev)
     if s.exposed or s.caught:
-        _close_uno_window(s, ev)
+        _close_uno_window(s, ev, seat)
     if s.phase == PLAY:  # P5/P6: a pass means the player drew one card first
         _draw(s, seat, 1, "P6", ev, inferred=True)
     ev.append(TurnPassed(seat, inferred))

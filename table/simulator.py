@@ -25,7 +25,14 @@ from table.cards import (
     WILD_DRAW4,
     deck_faces,
 )
-from table.events import CardsDrawn, DeckReshuffled, Event, IllegalPlay, StarterReturned
+from table.events import (
+    CardsDrawn,
+    ChallengeResolved,
+    DeckReshuffled,
+    Event,
+    IllegalPlay,
+    StarterReturned,
+)
 from table.inputs import (
     Challenge,
     DealerDraw,
@@ -114,6 +121,8 @@ class Simulator:
         self.clock = 0.0
         self.game = SimGame()
         self._reshuffled_early = False
+        self._wd4_bluff = False
+        self._drawn_face = -1
 
     # ----- physical world
 
@@ -154,6 +163,8 @@ class Simulator:
                     self._reshuffle()
             elif t is IllegalPlay:
                 raise AssertionError(f"simulated player made an illegal play: {e.text()}")
+            elif t is ChallengeResolved and e.guilty != self._wd4_bluff:
+                raise AssertionError(f"challenge verdict contradicts the true hand: {e.text()}")
         return events
 
     # ----- a round
@@ -216,7 +227,7 @@ class Simulator:
                 self._draw(seat)
         elif phase == DRAWN:
             seat = st.turn
-            face = self.hands[seat][-1]
+            face = self._drawn_face
             ok = is_playable(st, face)
             if ok and st.rules.drawn_number_only and (face >= WILD or FACE_RANK[face] >= 10):
                 ok = False
@@ -258,6 +269,8 @@ class Simulator:
 
     def _play(self, seat: int, face: int) -> None:
         hand = self.hands[seat]
+        if face == WILD_DRAW4:  # the truth a challenge must find (checked in feed)
+            self._wd4_bluff = not wild_draw4_allowed(self.state, hand)
         hand.remove(face)
         self.discard.append(face)
         self.clock += 1.0
@@ -283,6 +296,7 @@ class Simulator:
             self._reshuffled_early = True
         face = self.pile.pop()
         self.hands[seat].append(face)
+        self._drawn_face = face
         self.feed(Draw(cards=(CARD_IDS[face],)), {"seat": seat, "card": CARD_IDS[face]})
 
 

@@ -193,3 +193,18 @@ def test_hold_out_of_turn_is_rejected_with_state_unchanged():
     t.hold(3)
     assert t.kinds() == ["input_rejected"] and "seat 1's turn" in t.events[0].reason
     assert t.state == before
+
+
+@pytest.mark.rule("U2", "U6", "A4")
+def test_two_players_after_a_skip_the_window_stays_open_until_the_opponent_begins():
+    t = Scenario(preset="two-player", starter="blue-5", uno={"strict": True})
+    t.set_count(1, 2)
+    t.play("blue-skip")  # second-to-last card, no call; seat 1 plays again
+    assert t.turn == 1 and t.snap["uno"]["catchable"] == [1]
+    t.double(0)  # the opponent may still catch before seat 1 goes out
+    assert t.one("uno_caught").seat == 1 and t.hands[1] == 3
+    u = Scenario(preset="two-player", starter="blue-5", uno={"strict": True})
+    u.set_count(1, 2)
+    u.play("blue-skip")
+    u.play("blue-3")  # goes out: the table does not catch a player for its own next turn
+    assert "uno_caught" not in u.kinds() and u.snap["phase"] == "round-over"

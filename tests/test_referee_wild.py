@@ -150,3 +150,23 @@ def test_reveal_by_the_wrong_seat_is_rejected():
     before = t.state
     t.reveal(3, "red-1")
     assert t.kinds() == ["input_rejected"] and t.state == before
+
+
+@pytest.mark.rule("W3", "U2")
+def test_penalty_for_the_challenged_seat_waits_for_the_verdict():
+    """The reveal must show the hand the Wild Draw Four was played from: a catch during the
+    challenge is drawn only after the verdict."""
+    t = Scenario(starter="blue-5")
+    t.set_count(1, 2)
+    t.play("wild-draw4")  # second-to-last card, no UNO call
+    t.colour("red")
+    t.double(3)  # caught while seat 2 decides
+    assert t.one("uno_caught").seat == 1 and "penalty_ordered" not in t.kinds()
+    assert t.hands[1] == 1
+    t.challenge()
+    t.reveal(1, "blue-2")  # one card: the hand the WD4 came from
+    res = t.one("challenge_resolved")
+    assert res.guilty
+    kinds = t.kinds()
+    assert kinds.index("challenge_resolved") < kinds.index("penalty_ordered")
+    assert t.hands[1] == 1 + 4 + 2
