@@ -140,7 +140,7 @@ def synth_crop(rng: np.random.Generator, art: np.ndarray, textures=None) -> np.n
         glare = np.zeros_like(g)
     light = cv2.resize(light.astype(np.float32), (W, H))[..., None]
     glare = cv2.resize(glare.astype(np.float32), (W, H))[..., None]
-    img = img * light * rng.normal(1.0, 0.08, 3).astype(np.float32)
+    img = img * light * rng.normal(1.0, 0.11, 3).astype(np.float32)
     img = img + (255 - np.clip(img, 0, 255)) * glare
     if rng.random() < 0.4:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.3))

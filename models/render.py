@@ -71,12 +71,12 @@ _DIGITS: dict[str, list[list[Point]]] = {
     "0": [_arc(0.5, 0.5, 0.33, 0.38, 0, 360, 40)],
     "1": [[(0.28, 0.28), (0.58, 0.12), (0.58, 0.88)]],
     "2": [_arc(0.5, 0.33, 0.31, 0.21, 195, 375) + [(0.17, 0.88), (0.86, 0.88)]],
-    "3": [_arc(0.48, 0.3, 0.29, 0.18, 205, 450), _arc(0.48, 0.69, 0.33, 0.19, 270, 515)],
+    "3": [_arc(0.48, 0.3, 0.29, 0.18, 192, 450), _arc(0.48, 0.69, 0.33, 0.19, 270, 528)],
     "4": [[(0.68, 0.88), (0.68, 0.12), (0.14, 0.66), (0.88, 0.66)]],
     "5": [[(0.8, 0.12), (0.3, 0.12), (0.23, 0.5)] + _arc(0.5, 0.64, 0.32, 0.24, 215, 505)],
     "6": [
-        _arc(0.5, 0.66, 0.32, 0.22, 0, 360, 40),
-        _bezier((0.18, 0.66), (0.16, 0.14), (0.72, 0.12)),
+        _arc(0.5, 0.645, 0.33, 0.245, 0, 360, 40),
+        _bezier((0.17, 0.645), (0.16, 0.12), (0.7, 0.11)),
     ],
     "7": [[(0.14, 0.12), (0.86, 0.12), (0.42, 0.88)]],
     "8": [_arc(0.5, 0.3, 0.26, 0.18, 0, 360, 36), _arc(0.5, 0.69, 0.32, 0.2, 0, 360, 40)],
@@ -142,7 +142,7 @@ def random_params(rng: np.random.Generator, look: str | None = None) -> RenderPa
         border=float(rng.uniform(0.04, 0.09)),
         corner_radius=float(rng.uniform(0.05, 0.11)),
         stroke=float(rng.uniform(0.85, 1.2)),
-        glyph_scale=float(rng.uniform(0.9, 1.08)),
+        glyph_scale=float(rng.uniform(0.92, 1.12)),
         outline=float(rng.uniform(0.7, 1.3)),
         shadow=float(rng.uniform(0.5, 1.5)),
         ellipse_angle=float(rng.uniform(25, 38)),
@@ -236,8 +236,8 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool):
             _draw_strokes(m, _PLUS, (x0, y0 + bh * 0.2, bw * 0.42, bh * 0.6), weight * 0.8)
             _draw_strokes(m, _DIGITS[rank[1]], (x0 + bw * 0.42, y0, bw * 0.58, bh), weight)
         elif rank in ("6", "9"):
-            _draw_strokes(m, _DIGITS[rank], (x0, y0, bw, bh * 0.8), weight)
-            _draw_strokes(m, [[(0.2, 0.96), (0.8, 0.96)]], (x0, y0, bw, bh), weight * 0.75)
+            _draw_strokes(m, _DIGITS[rank], (x0, y0 - bh * 0.06, bw, bh * 0.95), weight)
+            _draw_strokes(m, [[(0.14, 1.03), (0.86, 1.03)]], (x0, y0, bw, bh), weight * 0.6)
         else:
             _draw_strokes(m, _DIGITS[rank], box, weight)
         layers.append((m, "fg"))
@@ -302,8 +302,8 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool):
 
 def _composite_glyph(canvas, layers, fg, p: RenderParams, unit: float, style: str, cols):
     """Paint glyph layers with a black outline and a shadow, per the look's style."""
-    out_px = max(1, int(round(unit * 0.02 * p.outline)))
-    sh = unit * 0.03 * p.shadow
+    out_px = max(1, int(round(unit * 0.016 * p.outline)))
+    sh = unit * 0.022 * p.shadow
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * out_px + 1, 2 * out_px + 1))
     black = (0.05, 0.05, 0.05)
     for m, key in layers:
@@ -333,7 +333,7 @@ def _glyph_box(rank: str, cx: float, cy: float, height: float):
         "wildcircle": 0.75,
         "+2": 1.05,
         "+4": 1.05,
-    }.get(rank, 0.62)
+    }.get(rank, 0.68)
     bw = height * aspect
     return (cx - bw / 2, cy - height / 2, bw, height)
 
@@ -505,21 +505,21 @@ def render_card(
     if rank == "wild":
         _draw_wild_text(cv_, cx, cy, w * 0.78 * gs, cols, unit, p)
     else:
-        gh = {"skip": 0.33, "reverse": 0.38, "draw2": 0.38, "draw4": 0.5}.get(rank, 0.34)
+        gh = {"skip": 0.37, "reverse": 0.44, "draw2": 0.42, "draw4": 0.5}.get(rank, 0.37)
         gh *= h * gs if rank not in ("skip", "reverse", "draw2", "draw4") else w * 1.55 * gs
         box = _glyph_box(rank, cx, cy, gh)
-        weight = gh * (0.15 if rank in _DIGITS else 0.12) * p.stroke
+        weight = gh * (0.14 if rank in _DIGITS else 0.12) * p.stroke
         layers = _glyph_layers(cv_, rank, box, weight, small=False)
         _composite_glyph(cv_, layers, fg, p, unit, style, cols)
 
     # corner indices: top-left upright, bottom-right turned 180 degrees
     crank = _corner_rank(colour, rank)
-    ch = h * 0.12
-    ccx, ccy = b + w * 0.13, b + h * 0.085
+    ch = h * 0.13
+    ccx, ccy = b + w * 0.14, b + h * 0.09
     if crank in ("skip", "reverse", "draw2"):
-        ch = h * 0.1
+        ch = h * 0.12
     if crank == "wildcircle":
-        ch = h * 0.1
+        ch = h * 0.11
     corner = _Canvas(h, w)
     corner.img[:] = 0
     cbox = _glyph_box(crank, ccx, ccy, ch)

@@ -1,0 +1,136 @@
+"""The shipped card models through vision.recognizer: errors, any image, fresh renders,
+real photos."""
+
+import csv
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table.errors import UnoTableError
+from vision.recognizer import (
+    CLASSIFIER_FILE,
+    DETECTOR_FILE,
+    PACKAGE_MODELS,
+    CardRecognizer,
+    ModelFileCorruptError,
+    ModelFileMissingError,
+)
+
+REAL = Path("/work/shared/data/real-cards-mit")
+
+
+@pytest.fixture(scope="module")
+def rec():
+    return CardRecognizer.default()
+
+
+def test_shipped_models_are_small_enough():
+    total = sum((PACKAGE_MODELS / f).stat().st_size for f in (DETECTOR_FILE, CLASSIFIER_FILE))
+    assert total < 30e6
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ModelFileMissingError, match="model file not found: .*nope.onnx") as e:
+        CardRecognizer(tmp_path / "nope.onnx", PACKAGE_MODELS / CLASSIFIER_FILE)
+    assert isinstance(e.value, FileNotFoundError) and isinstance(e.value, UnoTableError)
+
+
+def test_corrupt_model_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "card_classifier.onnx"
+    bad.write_bytes(b"this is not an onnx model")
+    with pytest.raises(ModelFileCorruptError, match="card_classifier.onnx cannot be loaded") as e:
+        CardRecognizer(PACKAGE_MODELS / DETECTOR_FILE, bad)
+    assert isinstance(e.value, ValueError) and isinstance(e.value, UnoTableError)
+
+
+def test_models_swapped_is_a_clear_error(tmp_path):
+    # a valid ONNX file of the wrong kind (the detector where the classifier belongs)
+    with pytest.raises(ModelFileCorruptError):
+        CardRecognizer(PACKAGE_MODELS / DETECTOR_FILE, PACKAGE_MODELS / DETECTOR_FILE)
+
+
+def test_data_dir_override_wins(tmp_path, monkeypatch):
+    monkeypatch.setenv("UNO_TABLE_DATA", str(tmp_path))
+    (tmp_path / "models").mkdir()
+    shutil.copy(PACKAGE_MODELS / DETECTOR_FILE, tmp_path / "models" / DETECTOR_FILE)
+    r = CardRecognizer.default()
+    assert r.detector_path == tmp_path / "models" / DETECTOR_FILE
+    assert r.classifier_path == PACKAGE_MODELS / CLASSIFIER_FILE
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        np.zeros((1, 1, 3), np.uint8),
+        np.full((50, 3000, 3), 200, np.uint8),
+        np.zeros((480, 640), np.uint8),
+        np.zeros((300, 200, 4), np.uint8),
+    ],
+    ids=["1px", "very-wide", "grey", "bgra"],
+)
+def test_any_image_shape_works(rec, image):
+    dets = rec.recognize(image)
+    assert isinstance(dets, list)
+    assert set(rec.last_timings) >= {"preprocess", "detect", "classify", "total"}
+
+
+def test_bad_input_is_a_clear_error(rec):
+    with pytest.raises(ValueError, match="numpy array"):
+        rec.recognize(None)
+    with pytest.raises(ValueError, match="uint8"):
+        rec.recognize(np.zeros((10, 10, 3), np.float32))
+
+
+def test_reads_a_rendered_card_at_any_angle_with_boxes_in_original_pixels(rec):
+    from models.evaluate import render_on_table
+
+    rng = np.random.default_rng(2024)
+    img = render_on_table(rng, "green-reverse", size=480)
+    big = cv2.resize(img, (960, 960))
+    for frame, scale in ((img, 1), (big, 2), (cv2.rotate(big, cv2.ROTATE_90_CLOCKWISE), 2)):
+        dets = rec.recognize(frame)
+        assert dets, "no card found"
+        d = max(dets, key=lambda d: d.detector_confidence)
+        assert d.card == "green-reverse"
+        x1, y1, x2, y2 = d.box
+        # the card lies around the centre of the frame at every scale
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        assert abs(cx - 240 * scale) < 60 * scale and abs(cy - 240 * scale) < 60 * scale
+        assert len(d.quad) == 4
+        assert d.to_json()["card"] == "green-reverse"
+
+
+@pytest.mark.slow
+def test_reads_fresh_renders_it_never_saw(rec):
+    from models.evaluate import eval_renders
+
+    res = eval_renders(rec, seed=777_001)  # seeds never used in training
+    assert res["renders_right"] >= 52, res["renders_misses"]  # >= 95% of 54
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (REAL / "labels.csv").is_file(), reason="real photos not on this machine")
+def test_reads_the_real_photos_at_target(rec):
+    rows = list(csv.DictReader(open(REAL / "labels.csv")))
+    right = 0
+    for r in rows:
+        dets = rec.recognize(cv2.imread(str(REAL / r["file"])))
+        d = max(dets, key=lambda d: d.detector_confidence) if dets else None
+        right += d is not None and d.card == r["card"]
+    assert right / len(rows) >= 0.97, f"{right}/{len(rows)}"
+
+
+def test_table_frame_finds_many_cards(rec):
+    from models.scenes import make_scene
+
+    found = []
+    for seed in (11, 12, 13):
+        img, labels = make_scene(np.random.default_rng(seed), out_size=(1280, 720), kind="table")
+        clear = [lab for lab in labels if lab.visible > 0.9]
+        dets = rec.recognize(img)
+        found.append((len(clear), len(dets)))
+    # most fully visible cards are found (exactness is for models/evaluate.py's mAP)
+    assert sum(d for _, d in found) >= 0.7 * sum(c for c, _ in found), found
