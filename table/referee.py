@@ -393,14 +393,17 @@ def step(state: State, inp: Input) -> tuple[State, list[Event]]:
 def advance(state: State, inp: Input) -> list[Event]:
     """``step`` in place, for the simulator and replay (no copy; same result). Undo and Amend
     rebuild the state and copy the rebuilt facts into `state`."""
-    if isinstance(inp, (Undo, Amend)):
-        check_input(state, inp)
-        new, events = _rebuild(state, inp)
-        for name in State.__slots__:
-            setattr(state, name, getattr(new, name))
-        return events
+    handler = _HANDLERS.get(type(inp))
+    if handler is None:
+        if isinstance(inp, (Undo, Amend)):
+            check_input(state, inp)
+            new, events = _rebuild(state, inp)
+            for name in State.__slots__:
+                setattr(state, name, getattr(new, name))
+            return events
+        handler = _apply
     events: list[Event] = []
-    _apply(state, inp, events)
+    handler(state, inp, events)
     state.seq += 1
     state.history = (inp, state.history)
     return events
@@ -725,6 +728,12 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     phase = s.phase
     inferred = inp.seat is None
     seat = s.turn if inferred else inp.seat
+    cards = inp.cards
+    if phase == PLAY and seat == s.turn and len(cards) == 1:
+        face = FACE_OF[cards[0]]
+        # the common case, kept lean: one card, in turn, no draw this turn
+        if face >= WILD or FACE_COLOUR[face] == s.colour or (s.top < WILD and FACE_RANK[face] == FACE_RANK[s.top]):
+            return _accept(s, seat, face, cards[0], inferred, ev)
     if phase not in IN_ROUND:
         return _reject(s, inp, seat, f"a card was placed but no round is in play ({phase})", ev)
     faces = [FACE_OF[c] for c in inp.cards]
@@ -752,6 +761,11 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     if not is_playable(s, face):
         rule = "P3" if s.top >= WILD else "P2"
         return _illegal(s, seat, inp, f"{FACE_TEXT[face]} does not match {current_text(s)}", rule, inferred, ev)
+    _accept(s, seat, face, inp.cards[0], inferred, ev)
+
+
+def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[Event]) -> None:
+    """A legal play: the card is on the pile; apply its effect (A1-A5, W1, W2)."""
     hands = s.hands
     if hands[seat] <= 0:
         ev.append(HandCountCorrected(seat, 0, 1, "play", "a card was played from a hand counted empty"))
@@ -766,7 +780,7 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     if s.exposed or s.caught:
         _close_uno_window(s, ev, seat)
     left = hands[seat]
-    e = PlayAccepted(seat, inp.cards[0], left, inferred)
+    e = PlayAccepted(seat, card, left, inferred)
     ev.append(e)
     s.verdicts = s.verdicts[-4:] + (e,)
     bit = 1 << seat
@@ -798,7 +812,7 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     if rank < 10:
         if left == 0:
             return _end_round(s, seat, ev)
-        return _begin_turn(s, next_seat(s, seat), ev)
+        return _begin_turn(s, (seat + s.direction) % n, ev)
     if rank == DRAW2:
         victim = next_seat(s, seat)
         s.pending.append(PendingDraw(2, "A3" if n > 2 else "A4", seat, victim))

@@ -64,7 +64,6 @@ def test_not_catchable_after_the_next_player_began():
 def test_window_is_measured_in_turns_not_seconds_a_draw_also_begins_a_turn():
     t = _at_two()
     t.play("blue-7")
-    t.state  # no time passes in the referee: presses carry times, the window ignores them
     t.clock += 3600.0
     t.double(0)  # an hour later but the next player has not begun: still catchable
     assert t.one("uno_caught").seat == 1
