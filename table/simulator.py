@@ -45,6 +45,7 @@ from table.inputs import (
     SeatGesture,
     StartRound,
 )
+from table.log import MemoryLog
 from table.referee import (
     CHALLENGE,
     COLOUR,
@@ -333,7 +334,9 @@ def simulate(
     t0 = time.perf_counter()
     rules = Rules(config)
     for g in iterator:
-        sim = Simulator(rules, seed=seed * 1_000_003 + g, options=options)
+        # Every input is logged in memory before the referee applies it, as at the table.
+        log = MemoryLog(config)
+        sim = Simulator(rules, seed=seed * 1_000_003 + g, options=options, on_input=log.append)
         game = sim.play_round()
         turns += game.turns
         inputs += len(game.inputs)
