@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 
 
 class Event:
+    """Base of every event; ``to_dict()`` adds a readable ``text`` line for the dashboard."""
+
     __slots__ = ()
     kind: ClassVar[str] = ""
 
@@ -18,6 +20,7 @@ class Event:
         for f in fields(self):
             v = getattr(self, f.name)
             out[f.name] = list(v) if isinstance(v, tuple) else v
+        out["text"] = self.text()
         return out
 
     def text(self) -> str:  # pragma: no cover - every subclass overrides
@@ -282,13 +285,15 @@ class ChallengeResolved(Event):
 
 @dataclass(slots=True)
 class UnoCalled(Event):
+    """`late`: the call came after the card was placed (still in time until a catch, U3)."""
+
     kind: ClassVar[str] = "uno_called"
     seat: int
     late: bool = False
     inferred: bool = False
 
     def text(self) -> str:
-        return f"seat {self.seat} calls UNO{' (late, before any catch: U3)' if self.late else ''}"
+        return f"seat {self.seat} calls UNO{' (after the card, before any catch: U3)' if self.late else ''}"
 
 
 @dataclass(slots=True)
@@ -413,5 +418,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
 def event_from_dict(data: dict[str, Any]) -> Event:
     """Inverse of Event.to_dict (for clients and tests)."""
     cls = EVENT_TYPES[data["kind"]]
-    kwargs = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items() if k != "kind"}
+    kwargs = {
+        k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items() if k not in ("kind", "text")
+    }
     return cls(**kwargs)

@@ -180,11 +180,12 @@ class CorrectCount(Input):
 
 @dataclass(slots=True)
 class HostPenalty(Input):
-    """Host-applied penalty (P8 advice, or any rule the table cannot see)."""
+    """Host-applied penalty (P8 advice, or any rule the table cannot see). `count` None: the
+    rules' size for that rule (P8: play.advice_penalty)."""
 
     kind: ClassVar[str] = "host_penalty"
     seat: Seat = 0
-    count: Annotated[int, Field(ge=0, le=20)] = 2
+    count: Annotated[int | None, Field(ge=0, le=20)] = None
     rule: Annotated[str, Field(min_length=1, max_length=8)] = "P8"
     reason: str | None = None
 

@@ -1083,7 +1083,9 @@ def _host_penalty(s: State, inp: HostPenalty, ev: list[Event]) -> None:
     if s.phase not in IN_ROUND:
         return _reject(s, inp, inp.seat, "no round in progress", ev)
     count = inp.count
-    if inp.rule == "P8" and count == 2:
+    if count is None:
+        if inp.rule != "P8":
+            return _reject(s, inp, inp.seat, f"host penalty under {inp.rule}: say how many cards", ev)
         count = s.rules.advice_penalty
     reason = inp.reason or ("gave advice to another player" if inp.rule == "P8" else "host penalty")
     _penalty(s, inp.seat, count, inp.rule, reason, ev)

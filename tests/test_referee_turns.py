@@ -159,6 +159,11 @@ def test_advice_penalty_applied_by_the_host():
     u = Scenario(starter="blue-5", play={"advice_penalty": 1})
     u.send(HostPenalty(seat=2))
     assert u.hands[2] == 8
+    u.send(HostPenalty(seat=2, count=3, reason="pointed at a card"))
+    assert u.hands[2] == 11 and u.one("penalty_ordered").reason == "pointed at a card"
+    before = u.state
+    u.send(HostPenalty(seat=2, rule="X1"))
+    assert u.kinds() == ["input_rejected"] and u.state == before
 
 
 @pytest.mark.rule("P9")
