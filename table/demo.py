@@ -23,7 +23,6 @@ from typing import Any, Protocol
 from table.app import TableHub
 from table.events import CardsDrawn, Event, TurnStarted
 from table.inputs import Input, input_to_dict
-from table.observe import ObservationMapper
 from table.referee import CHALLENGE, COLOUR, DRAWN, MATCH_OVER, ROUND_OVER, snapshot
 from table.simulator import SimOptions, Simulator
 
@@ -130,7 +129,6 @@ class DemoDriver:
         self.buttons = buttons or DirectButtons(hub)
         self.settle_frames = settle_frames
         self.on_frame = on_frame
-        self.mapper = ObservationMapper()
         hub.subscribe(self._on_events)
         opts = options or SimOptions(
             policies=("greedy", "random"), forget_uno=0.25, catch_rate=0.7,
@@ -143,7 +141,6 @@ class DemoDriver:
     # ----- hub events: penalties the players must fetch from the draw pile
 
     def _on_events(self, events: list[Event], _snap: dict) -> None:
-        self.mapper.note_events(events)
         for e in events:
             if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7"):
                 self._reaches_due += 1
@@ -233,12 +230,10 @@ class DemoDriver:
             observations = self.camera.step()
             self.report.frames += 1
             for obs in observations:
-                inp, _why = self.mapper.to_input(obs, self.hub.state)
-                if inp is not None:
-                    try:
-                        self.hub.submit(inp, source="camera")
-                    except ValueError as exc:  # refused by the referee's input check
-                        self._mismatch("refused", None, {"input": inp, "error": str(exc)})
+                try:
+                    self.hub.submit({"kind": "observation", "observation": obs}, source="camera")
+                except ValueError as exc:  # refused by the referee's input check
+                    self._mismatch("refused", None, {"observation": obs, "error": str(exc)})
             if self.on_frame is not None:
                 self.on_frame()
 
