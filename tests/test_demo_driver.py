@@ -1,0 +1,60 @@
+"""The demo driver: simulated players reported through a camera and buttons into the hub,
+compared with the simulator's truth. A perfect camera gives a referee that matches the truth;
+a camera that misreads is caught, counted and corrected like a host would."""
+
+import pytest
+
+from table.app import TableHub
+from table.demo import DemoDriver, PerfectCamera
+from table.log import MemoryLog
+from table.rules import preset
+
+
+@pytest.mark.parametrize("name", ["official", "two-player"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_perfect_camera_gives_a_referee_that_matches_the_truth(name, seed):
+    hub = TableHub(MemoryLog(preset(name)))
+    report = DemoDriver(hub, PerfectCamera(), seed=seed).play(3).to_json()
+    assert report["rounds"] == 3 and report["plays"] > 30
+    assert report["mismatches"] == []
+    assert report["referee_matches_truth"]
+    assert report["scores_table"] == report["scores_truth"] and sum(report["scores_truth"]) > 0
+    assert report["penalties_table"] == report["penalties_truth"]
+
+
+class MisreadingCamera(PerfectCamera):
+    """Reads every 7th discard as a red 9."""
+
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+
+    def act(self, action, cards=()):
+        if action == "play":
+            self.n += 1
+            if self.n % 7 == 0:
+                cards = ("red-9",) if cards != ("red-9",) else ("blue-1",)
+        super().act(action, cards)
+
+
+def test_misreads_are_reported_as_mismatches_and_corrected_by_the_host():
+    hub = TableHub(MemoryLog(preset("official")))
+    report = DemoDriver(hub, MisreadingCamera(), seed=4).play(2).to_json()
+    misreads = [m for m in report["mismatches"] if m["what"] == "misread"]
+    assert misreads and not report["referee_matches_truth"]
+    assert report["host_corrections"] >= len(misreads)
+    # after the host's corrections (amend = a new log entry, replayed) the scores agree
+    assert report["scores_table"] == report["scores_truth"]
+    assert any(e["kind"] == "amend" for e in hub.log_entries(limit=0))
+
+
+class BlindCamera(PerfectCamera):
+    def act(self, action, cards=()):
+        if action != "draw":
+            super().act(action, cards)
+
+
+def test_a_camera_that_never_sees_draws_is_caught_too():
+    hub = TableHub(MemoryLog(preset("official")))
+    report = DemoDriver(hub, BlindCamera(), seed=1).play(1).to_json()
+    assert any(m["what"] == "missed" for m in report["mismatches"])
