@@ -1,0 +1,49 @@
+"""Straightened crops: the classifier sees every card upright-or-upside-down, portrait."""
+
+import cv2
+import numpy as np
+import pytest
+
+from models.crops import CLASSES, CROP_H, CROP_W, crop_from_quad, order_portrait, synth_crop
+from models.render import render_card
+
+
+def test_classes_are_the_54_faces_then_back():
+    assert len(CLASSES) == 55 and CLASSES[-1] == "back" and len(set(CLASSES)) == 55
+
+
+@pytest.mark.parametrize("angle", [0, 30, 90, 135, 180, 270, 333])
+def test_order_portrait_puts_the_short_side_on_top(angle):
+    box = cv2.boxPoints(((200.0, 150.0), (56.0, 87.0), float(angle)))
+    q = order_portrait(box)
+    assert np.linalg.norm(q[1] - q[0]) == pytest.approx(56, abs=0.5)
+    assert np.linalg.norm(q[2] - q[1]) == pytest.approx(87, abs=0.5)
+    # clockwise in image coordinates (y down): positive signed area
+    area = 0.5 * sum(q[i, 0] * q[(i + 1) % 4, 1] - q[(i + 1) % 4, 0] * q[i, 1] for i in range(4))
+    assert area > 0
+
+
+def test_crop_of_a_turned_card_matches_the_upright_card():
+    art = render_card("yellow-7", height=300)[..., :3]
+    h, w = art.shape[:2]
+    upright = crop_from_quad(art, [[0, 0], [w, 0], [w, h], [0, h]])
+    assert upright.shape == (CROP_H, CROP_W, 3)
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), 90, 1.0)
+    M[:, 2] += [300 - w / 2, 300 - h / 2]
+    turned = cv2.warpAffine(art, M, (600, 600))
+    corners = cv2.transform(np.float32([[[0, 0], [w, 0], [w, h], [0, h]]]), M)[0]
+    crop = crop_from_quad(turned, corners)
+    # either the same card or the same card turned 180 degrees
+    d = min(
+        np.abs(crop.astype(int) - upright).mean(),
+        np.abs(crop[::-1, ::-1].astype(int) - upright).mean(),
+    )
+    assert d < 12
+
+
+def test_synth_crop_is_a_classifier_input_and_seeded():
+    art = render_card("blue-skip", height=192, seed=1)
+    a = synth_crop(np.random.default_rng(5), art)
+    b = synth_crop(np.random.default_rng(5), art)
+    assert a.shape == (CROP_H, CROP_W, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b)
