@@ -45,7 +45,8 @@ class Pose:
     cy: float
     angle: float | None  # degrees, modulo 180 (a card looks the same turned half round)
     size: float  # card height in pixels (long side)
-    area: float  # visible box area
+    area: float  # box area
+    quad_area: float | None = None  # area inside the corners, when found (rotation-free)
 
 
 def pose_of(det: CardDetection) -> Pose:
@@ -58,7 +59,8 @@ def pose_of(det: CardDetection) -> Pose:
         long_i = max(range(4), key=lambda i: sides[i])
         (ax, ay), (bx, by) = q[long_i], q[(long_i + 1) % 4]
         angle = math.degrees(math.atan2(by - ay, bx - ax)) % 180.0
-        return Pose(cx, cy, angle, max(sides), (x1 - x0) * (y1 - y0))
+        shoelace = 0.5 * abs(sum(q[i][0] * q[(i + 1) % 4][1] - q[(i + 1) % 4][0] * q[i][1] for i in range(4)))
+        return Pose(cx, cy, angle, max(sides), (x1 - x0) * (y1 - y0), shoelace)
     return Pose((x0 + x1) / 2, (y0 + y1) / 2, None, max(x1 - x0, y1 - y0), (x1 - x0) * (y1 - y0))
 
 
@@ -88,6 +90,7 @@ class _Known:
     card: str
     pose: Pose
     box: tuple[float, float, float, float]
+    quad: tuple | None = None
     snapshot: np.ndarray | None = None  # grey of the card's box (monitor scale) when accepted
     seen_at_settle: bool = True  # visible when the pile last settled
 
@@ -97,6 +100,7 @@ class _Cluster:
     card: str
     pose: Pose
     box: tuple[float, float, float, float]
+    quad: tuple | None = None
     confidences: list[float] = field(default_factory=list)
     frames: set[int] = field(default_factory=set)
 
@@ -121,8 +125,30 @@ def _crop(grey: np.ndarray | None, box, scale: float) -> tuple[slice, slice] | N
     return slice(y0, y1), slice(x0, x1)
 
 
-def _changed_share(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.count_nonzero(cv2.absdiff(a, b) > 25)) / max(1, a.size)
+def _smaller(a: Pose, b: Pose) -> bool:
+    """Is `a` clearly less of a card than `b` (only its visible part)? Corner areas do not
+    change with rotation; box areas do, so they are compared only when corners are missing."""
+    if a.quad_area is not None and b.quad_area is not None:
+        return a.quad_area < 0.8 * b.quad_area
+    return a.area < 0.8 * b.area
+
+
+def _changed_share(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> float:
+    changed = cv2.absdiff(a, b) > 25
+    if mask is None:
+        return float(np.count_nonzero(changed)) / max(1, a.size)
+    return float(np.count_nonzero(changed & mask)) / max(1, int(np.count_nonzero(mask)))
+
+
+def _quad_mask(quad, sl: tuple[slice, slice], scale: float) -> np.ndarray | None:
+    """Pixels of the crop `sl` inside the card's corners (neighbours in its box are not it)."""
+    if quad is None:
+        return None
+    ys, xs = sl
+    m = np.zeros((ys.stop - ys.start, xs.stop - xs.start), np.uint8)
+    pts = np.array(quad, np.float32) * scale - np.array([xs.start, ys.start], np.float32)
+    cv2.fillPoly(m, [np.round(pts).astype(np.int32)], 1)
+    return m.astype(bool) if m.any() else None
 
 
 class DiscardTracker:
@@ -142,14 +168,15 @@ class DiscardTracker:
         return None if sl is None else self._grey[sl].copy()
 
     def _changed(self, k: _Known) -> float:
-        """Share of a known card's box whose pixels changed since the pile last settled."""
+        """Share of a known card (inside its corners when known) whose pixels changed since
+        the pile last settled."""
         sl = _crop(self._grey, k.box, self._scale)
         if sl is None or k.snapshot is None or self._grey[sl].shape != k.snapshot.shape:
             return 0.0
-        return _changed_share(self._grey[sl], k.snapshot)
+        return _changed_share(self._grey[sl], k.snapshot, _quad_mask(k.quad, sl, self._scale))
 
     def _remember(self, c: _Cluster) -> None:
-        self.known.append(_Known(c.card, c.pose, c.box, self._snapshot(c.box)))
+        self.known.append(_Known(c.card, c.pose, c.box, c.quad, self._snapshot(c.box)))
         del self.known[:-12]
 
     def _fresh(self, c: _Cluster) -> bool:
@@ -158,7 +185,8 @@ class DiscardTracker:
         sl = _crop(self._grey, c.box, self._scale)
         if sl is None or self._settled.shape != self._grey.shape:
             return True
-        return _changed_share(self._grey[sl], self._settled[sl]) >= self.cfg.changed_fraction
+        mask = _quad_mask(c.quad, sl, self._scale)
+        return _changed_share(self._grey[sl], self._settled[sl], mask) >= self.cfg.changed_fraction
 
     def _refresh(self, dets: list[CardDetection]) -> None:
         """The pile settled: known cards still seen take their current look, so a later
@@ -181,10 +209,10 @@ class DiscardTracker:
                     if c.card == d.card and same_pose(c.pose, p, self.cfg) and n not in c.frames:
                         c.confidences.append(d.confidence)
                         c.frames.add(n)
-                        c.pose, c.box = p, d.box  # latest pose: the card at rest
+                        c.pose, c.box, c.quad = p, d.box, d.quad  # latest: the card at rest
                         break
                 else:
-                    clusters.append(_Cluster(d.card, p, d.box, [d.confidence], {n}))
+                    clusters.append(_Cluster(d.card, p, d.box, d.quad, [d.confidence], {n}))
         return clusters
 
     def _match(self, c: _Cluster) -> str:
@@ -198,15 +226,12 @@ class DiscardTracker:
                     if not self.visited:
                         return "known"  # re-read of a resting card, not a play
                     continue
-                if not self.visited or self._changed(k) < self.cfg.changed_fraction:
+                # A card seen smaller than it was is partly covered (a reveal laid over its
+                # edge), not a new card on top; a new one on top changes much of its face.
+                if not self.visited or _smaller(c.pose, k.pose) or self._changed(k) < 2 * self.cfg.changed_fraction:
                     return "known"
                 verdict = "same-face"
-            elif (
-                k.card == c.card
-                and c.pose.angle is None  # no corners: maybe only the visible part of a card
-                and c.pose.area < 0.8 * k.pose.area
-                and _inside_fraction(c.box, k.box) >= 0.7
-            ):
+            elif k.card == c.card and _inside_fraction(c.box, k.box) >= 0.6 and _smaller(c.pose, k.pose):
                 return "known"  # that card, now partly covered by a newer one
         return verdict
 

@@ -46,15 +46,21 @@ class SimTruthDetector:
                 continue
             if self.rng.random() < self.cfg.miss_rate:
                 continue
+            ys, xs = np.nonzero(visible)
             name = card
             if self.rng.random() < self.cfg.flicker_rate:
                 from models.render import ALL_FACES
 
                 name = ALL_FACES[int(self.rng.integers(len(ALL_FACES)))]
-            ys, xs = np.nonzero(visible)
             box = (xs.min() / _SCALE, ys.min() / _SCALE, (xs.max() + 1) / _SCALE, (ys.max() + 1) / _SCALE)
             box = tuple(float(v + self.rng.normal(0, 1.0)) for v in box)
-            q = tuple((float(x), float(y)) for x, y in quad) if seen / area > 0.9 else None
+            if seen / area > 0.9:
+                q = tuple((float(x), float(y)) for x, y in quad)
+            else:
+                # Like an oriented-box detector: the box around what shows of the card.
+                pts = np.column_stack([xs, ys]).astype(np.float32)
+                rect = cv2.boxPoints(cv2.minAreaRect(pts)) / _SCALE
+                q = tuple((float(x), float(y)) for x, y in rect)
             conf = float(np.clip(self.rng.normal(0.9, 0.05) * (0.6 + 0.4 * seen / area), 0.05, 0.999))
             out.append(CardDetection(name, conf, box, q, conf))
         self.timings = {"detect": (time.perf_counter() - t0) * 1000, "classify": 0.0}
