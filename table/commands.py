@@ -77,6 +77,13 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    try:
+        return _replay_lines(args)
+    except BrokenPipeError:  # `uno-table replay game.db | head`
+        return 0
+
+
+def _replay_lines(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from table.inputs import InputError

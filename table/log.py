@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,7 @@ class EventLog:
 
     def __init__(self, path: str | Path, rules: RulesConfig | None = None, create: bool = True):
         self.path = Path(path)
+        self._lock = threading.Lock()  # one connection shared by the hub and readers
         exists = self.path.exists() and self.path.stat().st_size > 0
         if not exists and not create:
             raise LogError(f"{self.path}: no such log file")
@@ -162,20 +164,36 @@ class EventLog:
         """Write one input in its own transaction (committed, fsynced) and return its seq."""
         body = json.dumps(input_to_dict(inp), separators=(",", ":"))
         try:
-            cur = self._db.execute(
-                "INSERT INTO inputs(kind, body, logged_at) VALUES (?, ?, ?)",
-                (inp.kind, body, time.time()),
-            )
+            with self._lock:
+                cur = self._db.execute(
+                    "INSERT INTO inputs(kind, body, logged_at) VALUES (?, ?, ?)",
+                    (inp.kind, body, time.time()),
+                )
+                self._count += 1
         except sqlite3.Error as exc:
             raise LogError(f"{self.path}: cannot append to the log ({exc})") from None
-        self._count += 1
         return int(cur.lastrowid)
 
-    def rows(self) -> list[tuple[int, str]]:
+    def rows(self, after: int = 0) -> list[tuple[int, str]]:
         try:
-            return self._db.execute("SELECT seq, body FROM inputs ORDER BY seq").fetchall()
+            with self._lock:
+                return self._db.execute(
+                    "SELECT seq, body FROM inputs WHERE seq > ? ORDER BY seq", (after,)
+                ).fetchall()
         except sqlite3.Error as exc:
             raise LogError(f"{self.path}: cannot read the log ({exc})") from None
+
+    def entries(self, after: int = 0) -> list[dict[str, Any]]:
+        """The raw log for a dashboard: seq, kind, the input as JSON, and when it was logged."""
+        try:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT seq, kind, body, logged_at FROM inputs WHERE seq > ? ORDER BY seq",
+                    (after,),
+                ).fetchall()
+        except sqlite3.Error as exc:
+            raise LogError(f"{self.path}: cannot read the log ({exc})") from None
+        return [{"seq": q, "kind": k, "input": json.loads(b), "logged_at": t} for q, k, b, t in rows]
 
     def inputs(self) -> list[Input]:
         out: list[Input] = []
@@ -194,7 +212,8 @@ class EventLog:
         return self._count
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def __enter__(self) -> EventLog:
         return self

@@ -154,3 +154,13 @@ def test_entry_that_cannot_apply_to_this_table_is_reported_not_a_crash(tmp_path)
     log.close()
     with pytest.raises(LogError, match=r"entry 2 cannot be replayed.*seat=5"):
         Session(log=EventLog(path))
+
+
+def test_entries_for_the_dashboard(tmp_path):
+    log = EventLog(tmp_path / "game.db", preset("official"))
+    log.append(StartRound(dealer=0))
+    log.append(Play(cards=("red-7",), seat=1))
+    entries = log.entries()
+    assert [e["seq"] for e in entries] == [1, 2]
+    assert entries[1]["kind"] == "play" and entries[1]["input"] == {"kind": "play", "cards": ["red-7"], "seat": 1}
+    assert log.entries(after=1)[0]["seq"] == 2
