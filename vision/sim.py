@@ -332,7 +332,8 @@ class SimTable:
             cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
             x, y = cx + rng.normal(0, 14), cy + rng.normal(0, 12)
             a = float(rng.uniform(0, 180))
-        m = CARD_H_MM / 2 + 2
+        # Keep the whole card on the printed zone (players aim for it; the reveal zone is near).
+        m = math.hypot(CARD_W_MM, CARD_H_MM) / 2
         return CardPose(card, float(np.clip(x, x0 + m, x1 - m)), float(np.clip(y, y0 + m, y1 - m)), float(a))
 
     @_locked
