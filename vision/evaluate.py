@@ -10,6 +10,7 @@ latency from card-at-rest to observation.
 
     python -m vision.evaluate --plays 200 --detector sim-truth
     python -m vision.evaluate --plays 200 --detector onnx --json
+    python -m vision.evaluate --photos ../shared/data/real-cards-mit
 """
 
 from __future__ import annotations
@@ -189,6 +190,37 @@ def score(truth_plays, observed: list[CardsPlayed], fps: float, uncovered: dict[
     }
 
 
+def evaluate_photos(folder: Path, detector_cfg) -> dict:
+    """`detect` on labelled photos (labels.csv: file,card): the share whose most confident
+    card is the labelled one, and the confusions."""
+    import csv
+
+    import cv2
+
+    from vision.detectors import make_detector
+
+    detector = make_detector(detector_cfg)
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
+    right, confusions, ms = 0, [], []
+    for r in rows:
+        image = cv2.imread(str(folder / r["file"]))
+        t0 = time.perf_counter()
+        dets = detector.detect(image)
+        ms.append((time.perf_counter() - t0) * 1000)
+        best = max(dets, key=lambda d: d.confidence).card if dets else None
+        if best == r["card"]:
+            right += 1
+        else:
+            confusions.append({"file": r["file"], "truth": r["card"], "read": best})
+    return {
+        "photos": len(rows),
+        "right": right,
+        "accuracy": round(right / max(1, len(rows)), 4),
+        "ms_per_photo_mean": round(sum(ms) / max(1, len(ms)), 1),
+        "confusions": confusions,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("--plays", type=int, default=200, help="discard plays in the rendered game (default 200)")
@@ -197,8 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detector", choices=["onnx", "sim-truth"], default="onnx",
                     help="onnx: the shipped model (default); sim-truth: a noisy stand-in reading the truth")
     ap.add_argument("--save-video", type=Path, metavar="MP4", help="also write the rendered game as a video")
+    ap.add_argument("--photos", type=Path, metavar="DIR",
+                    help="instead: name the card in each labelled photo of DIR (labels.csv)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
+    if args.photos is not None:
+        result = evaluate_photos(args.photos, OnnxDetectorConfig())
+        print(json.dumps(result) if args.json else json.dumps(result, indent=1))
+        return 0
     cfg = OnnxDetectorConfig() if args.detector == "onnx" else SimTruthDetectorConfig(seed=args.seed)
     result = run_game(args.plays, args.seed, cfg, args.fps, args.save_video, progress=not args.json)
     result["detector"] = args.detector
