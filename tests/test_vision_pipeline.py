@@ -44,3 +44,29 @@ def test_pipeline_finds_the_mat_and_annotates_frames():
     jpeg = annotate_result(results[-1], quality=70)
     assert jpeg[:2] == b"\xff\xd8" and len(jpeg) > 5000
     assert set(results[-1].timings) >= {"detect", "classify", "track"}
+
+
+def test_detections_on_the_low_res_stream_come_back_in_main_stream_pixels():
+    import numpy as np
+
+    from vision.config import CalibrationConfig, VisionConfig
+    from vision.frame import Frame
+    from vision.pipeline import VisionPipeline
+    from vision.types import CardDetection
+
+    seen = []
+
+    class Lores:
+        name, timings = "lores", {}
+
+        def detect(self, image, truth=None):
+            seen.append(image.shape)
+            return [CardDetection("blue-1", 0.9, (10, 20, 30, 60), ((10, 20), (30, 20), (30, 60), (10, 60)))]
+
+    pipe = VisionPipeline(VisionConfig(calibration=CalibrationConfig(use_mat=False)), detector=Lores())
+    main = np.zeros((720, 1280, 3), np.uint8)
+    lores = np.zeros((360, 640, 3), np.uint8)
+    r = pipe.process(Frame(1, 0.0, main, lores))
+    assert seen == [(360, 640, 3)]  # the detector read the small stream
+    d = r.detections[0]
+    assert d.box == (20, 40, 60, 120) and d.quad[2] == (60, 120)
