@@ -304,7 +304,7 @@ class TableHub:
 
     def _status(self) -> str:
         phase = self.state.phase
-        if self.paused:
+        if self.paused or self.camera_status.get("status") == "waiting for camera":
             return "paused"
         if phase == IDLE:
             return "setup"

@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", type=Path, help="uno-table.yaml (default: ./uno-table.yaml if present)")
     p.add_argument("--source", help="camera: picamera2, a webcam index, a URL, a video file, an image folder, sim")
     p.add_argument("--mock-gpio", action="store_true", help="mock GPIO pins (a laptop): buttons on the dashboard's panel")
+    p.add_argument("--pin-map", type=Path, help="pin map YAML (default from config, else the shipped 4-seat map)")
     p.add_argument("--host", help="dashboard address (default from config: 0.0.0.0)")
     p.add_argument("--port", type=int, help="dashboard port (default from config: 8000)")
     p.add_argument("--data-dir", type=Path, help="database and model overrides (default: $UNO_TABLE_DATA or ./data)")
@@ -159,7 +160,7 @@ def cmd_run(args) -> int:
     from firmware_config.pinmap import load_pin_map
 
     factory = pin_factory_for(mock)  # no GPIO and no --mock-gpio: a clear stop, before anything starts
-    pin_map = load_pin_map(config.gpio.pin_map)
+    pin_map = load_pin_map(args.pin_map or config.gpio.pin_map)
 
     root = args.data_dir or config.data_dir or data_dir()
     log, names = _open_match(Path(root) / "matches", rules, config.players, args.new_match)

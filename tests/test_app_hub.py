@@ -125,3 +125,14 @@ def test_new_match_refuses_bad_rules_and_keeps_the_old_match():
     with pytest.raises(ValueError, match="preset"):
         hub.submit({"kind": "setup", "preset": "no-such-preset"})
     assert hub.snapshot()["top_card"] == "red-5"
+
+
+def test_a_lost_camera_pauses_the_table_with_its_message_and_its_return_resumes():
+    hub = started(TableHub(MemoryLog(preset("official"))))
+    hub.set_camera_status("waiting for camera", "/dev/video0 is gone; retrying in 2.0 s")
+    snap = hub.snapshot()
+    assert snap["status"] == "paused" and "video0" in snap["camera"]["message"]
+    msg = hub.feed.all()[-1]
+    assert msg["type"] == "camera" and "retrying" in msg["payload"]["text"]
+    hub.set_camera_status("running")
+    assert hub.snapshot()["status"] == "playing"
