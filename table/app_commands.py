@@ -85,17 +85,13 @@ def _default_camera():
     return c.DeviceSourceConfig(device=0)
 
 
-def _check_models(vision_cfg) -> None:
-    """A missing or corrupt model file is a clear error at start, not a crash mid-game."""
-    if vision_cfg.detector.type != "onnx":
-        return
-    from vision.recognizer import CardRecognizer
+def _pipeline(vision_cfg):
+    """The vision pipeline with its detector loaded now: a missing or corrupt model file is a
+    clear error at start, not a crash mid-game."""
+    from vision.detectors import make_detector
+    from vision.pipeline import VisionPipeline
 
-    d = vision_cfg.detector
-    if d.detector_path or d.classifier_path:
-        CardRecognizer(d.detector_path, d.classifier_path)
-    else:
-        CardRecognizer.default()
+    return VisionPipeline(vision_cfg, make_detector(vision_cfg.detector))
 
 
 def _open_match(match_dir: Path, rules, names: list[str], new: bool, out=print):
@@ -153,7 +149,7 @@ def cmd_run(args) -> int:
     config = load_app_config(path)
     rules = config.rules_config()
     vision_cfg = _vision_config(config.vision, source=args.source)
-    _check_models(vision_cfg)
+    pipeline = _pipeline(vision_cfg)
     mock = args.mock_gpio or config.gpio.mock
 
     from firmware_config.gpio import pin_factory_for
@@ -166,13 +162,14 @@ def cmd_run(args) -> int:
     log, names = _open_match(Path(root) / "matches", rules, config.players, args.new_match)
     hub = TableHub(log, names, preset=config.preset, match_dir=Path(root) / "matches")
     return _serve_table(
-        hub, vision_cfg, factory, pin_map, mock,
+        hub, vision_cfg, factory, pin_map, mock, pipeline=pipeline,
         host=args.host or config.dashboard.host, port=args.port or config.dashboard.port,
         pin=config.dashboard.host_pin,
     )  # fmt: skip
 
 
-def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=None, driver=None, board=None) -> int:
+def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=None, driver=None, board=None,
+                 pipeline=None) -> int:
     from firmware_config.feedback import TableFeedback
     from firmware_config.hardware import TableHardware
     from firmware_config.panel import DashboardPanel
@@ -206,7 +203,7 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
         frame_hub = FrameHub(make_source(vision_cfg.source), vision_cfg.retry,
                              on_status=lambda s, e: hub.set_camera_status(s, e)).start()  # fmt: skip
         vision = LiveVision(
-            frame_hub, vision_cfg, board=board,
+            frame_hub, vision_cfg, board=board, pipeline=pipeline,
             on_observation=lambda obs: hub.enqueue({"kind": "observation", "observation": obs}, source="camera"),
         ).start()  # fmt: skip
     dash = start_dashboard(hub, host=host, port=port, pin=pin)
@@ -251,10 +248,11 @@ def cmd_demo(args) -> int:
     except ValueError:
         raise ConfigError(f"--size {args.size!r}: expected WIDTHxHEIGHT, like 1280x720") from None
     vision_cfg = _vision_config({"source": {"type": "sim"}}, detector=args.detector)
-    _check_models(vision_cfg)
+    pipeline = _pipeline(vision_cfg)
     if args.headless:
         hub = _demo_hub(args)
-        camera = SimulatedCamera(vision_cfg, seed=args.seed, width=width, height=height, fps=args.fps)
+        camera = SimulatedCamera(vision_cfg, seed=args.seed, width=width, height=height, fps=args.fps,
+                                 pipeline=pipeline)
         report = DemoDriver(hub, camera, seed=args.seed).play(args.rounds or 3)
         out = report.to_json()
         out["ms_per_frame"] = round(sum(camera.ms) / len(camera.ms), 1) if camera.ms else None
@@ -282,7 +280,7 @@ def cmd_demo(args) -> int:
     hub.match_dir = match_dir
     board = FrameBoard()
     camera = SimulatedCamera(vision_cfg, seed=args.seed, width=width, height=height, fps=args.fps,
-                             board=board, realtime=True)  # fmt: skip
+                             board=board, realtime=True, pipeline=pipeline)  # fmt: skip
 
     def play(stop: threading.Event) -> None:
         from table.referee import MATCH_OVER

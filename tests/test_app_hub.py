@@ -136,3 +136,19 @@ def test_a_lost_camera_pauses_the_table_with_its_message_and_its_return_resumes(
     assert msg["type"] == "camera" and "retrying" in msg["payload"]["text"]
     hub.set_camera_status("running")
     assert hub.snapshot()["status"] == "playing"
+
+
+def test_a_read_only_database_refuses_the_input_loudly_and_applies_nothing(tmp_path):
+    import sqlite3
+
+    from table.errors import LogError
+
+    db = tmp_path / "match.db"
+    hub = started(TableHub(EventLog(db, preset("official"))))
+    before = (len(hub.log), hub.snapshot())
+    hub.log._db.close()
+    hub.log._db = sqlite3.connect(f"file:{db}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    with pytest.raises(LogError, match="cannot append"):
+        hub.submit({"kind": "play", "cards": ["red-7"]})
+    assert hub.snapshot() == before[1]
+    assert len(EventLog(db)) == before[0]

@@ -20,8 +20,13 @@ class OnnxDetector:
         try:
             if config.detector_path is None and config.classifier_path is None:
                 self.recognizer = CardRecognizer.default()
-            else:
-                self.recognizer = CardRecognizer(config.detector_path, config.classifier_path)
+            else:  # one file overridden: the other is the shipped one
+                from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, PACKAGE_MODELS
+
+                self.recognizer = CardRecognizer(
+                    config.detector_path or PACKAGE_MODELS / DETECTOR_FILE,
+                    config.classifier_path or PACKAGE_MODELS / CLASSIFIER_FILE,
+                )
         except ModelError:
             raise
         except FileNotFoundError as exc:
