@@ -126,9 +126,11 @@ class PlayAccepted(Event):
     card: str
     hand_count: int
     inferred: bool = False
+    cards: tuple[str, ...] = ()  # H6: every card of a multi-card placement, bottom to top
 
     def text(self) -> str:
-        return f"seat {self.seat} plays {self.card}, {self.hand_count} left{_inf(self)}"
+        what = " + ".join(self.cards) if self.cards else self.card
+        return f"seat {self.seat} plays {what}, {self.hand_count} left{_inf(self)}"
 
 
 @dataclass(slots=True)
@@ -394,9 +396,13 @@ class RoundScored(Event):
     points: int
     scores: tuple[int, ...]
     inferred: bool = False
+    seat_points: tuple[int, ...] = ()  # what every seat added this round (format-dependent)
+    format: str = "standard"
 
     def text(self) -> str:
-        return f"round {self.round}: seat {self.winner} scores {self.points}; totals {list(self.scores)}"
+        if self.format == "standard":
+            return f"round {self.round}: seat {self.winner} scores {self.points}; totals {list(self.scores)}"
+        return f"round {self.round} ({self.format}): points {list(self.seat_points)}; totals {list(self.scores)}"
 
 
 @dataclass(slots=True)
@@ -405,9 +411,123 @@ class MatchEnded(Event):
     winner: int
     scores: tuple[int, ...]
     inferred: bool = False
+    winners: tuple[int, ...] = ()  # every winning seat (a team, or a tie)
+    ended_by: str = "target"
 
     def text(self) -> str:
-        return f"match over: seat {self.winner} wins with {self.scores[self.winner]}"
+        who = ", ".join(f"seat {w}" for w in (self.winners or (self.winner,)))
+        return f"match over ({self.ended_by}): {who} win(s); totals {list(self.scores)}"
+
+
+@dataclass(slots=True)
+class RoundVoided(Event):
+    """The host ended the round without a winner: nothing is scored."""
+
+    kind: ClassVar[str] = "round_voided"
+    round: int
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"round {self.round} ended by the host without a winner ({self.reason}): not scored"
+
+
+@dataclass(slots=True)
+class ScoreHeld(Event):
+    """Revealed hands disagree with the tracked counts: the host checks before scoring."""
+
+    kind: ClassVar[str] = "score_held"
+    round: int
+    mismatches: tuple[tuple[int, int, int], ...]  # (seat, tracked, revealed)
+    inferred: bool = False
+
+    def text(self) -> str:
+        parts = ", ".join(f"seat {s} tracked {t} revealed {r}" for s, t, r in self.mismatches)
+        return f"round {self.round} not scored yet: {parts}; host: re-reveal or confirm"
+
+
+@dataclass(slots=True)
+class SeatOut(Event):
+    """A seat leaves the rotation: finished this round (R5) or eliminated (R6)."""
+
+    kind: ClassVar[str] = "seat_out"
+    seat: int
+    rule: str
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} is out ({self.reason}, {self.rule})"
+
+
+@dataclass(slots=True)
+class WindowOpened(Event):
+    """A timed seat-button window (H10 Silent 2, H11 Slap 9); `buzzer` says what to sound."""
+
+    kind: ClassVar[str] = "window_opened"
+    window: str
+    seat: int
+    rule: str
+    at: float | None = None
+    buzzer: str = "start"
+    inferred: bool = False
+
+    def text(self) -> str:
+        what = f"silence until seat {self.seat} plays again" if self.window == "silent2" else "everyone slap"
+        return f"{self.window} ({self.rule}): {what}"
+
+
+@dataclass(slots=True)
+class WindowClosed(Event):
+    kind: ClassVar[str] = "window_closed"
+    window: str
+    rule: str
+    losers: tuple[int, ...]
+    reason: str
+    presses: tuple[tuple[int, float], ...] = ()
+    buzzer: str = "end"
+    inferred: bool = False
+
+    def text(self) -> str:
+        who = ", ".join(f"seat {s}" for s in self.losers) or "nobody"
+        return f"{self.window} over ({self.rule}): {who} draw(s); {self.reason}"
+
+
+@dataclass(slots=True)
+class SwapNeeded(Event):
+    kind: ClassVar[str] = "swap_needed"
+    seat: int
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} played a 7: name the seat to swap hands with (H8)"
+
+
+@dataclass(slots=True)
+class HandsMoved(Event):
+    """H8: hands changed owners; the counts moved with them."""
+
+    kind: ClassVar[str] = "hands_moved"
+    rule: str
+    moves: tuple[tuple[int, int], ...]  # (from seat, to seat)
+    counts: tuple[int, ...]
+    inferred: bool = False
+
+    def text(self) -> str:
+        moves = ", ".join(f"{a}->{b}" for a, b in self.moves)
+        return f"hands move ({self.rule}): {moves}; counts {list(self.counts)}"
+
+
+@dataclass(slots=True)
+class LauncherFired(Event):
+    kind: ClassVar[str] = "launcher_fired"
+    seat: int
+    count: int
+    roll: float
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"launcher (H12): seat {self.seat} takes {self.count} card(s)"
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -85,6 +85,7 @@ class Play(Input):
     confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
     frame: int | None = None
     source: str | None = None
+    at: Annotated[float | None, Field(ge=0.0)] = None  # seconds, opens timed windows (H11)
 
 
 @dataclass(slots=True)
@@ -209,11 +210,59 @@ class Undo(Input):
     target: Annotated[int | None, Field(ge=1)] = None
 
 
+@dataclass(slots=True)
+class SwapHands(Input):
+    """H8 Seven-O: the player of a 7 names the seat to swap hands with."""
+
+    kind: ClassVar[str] = "swap"
+    target: Seat = 0
+    seat: Seat | None = None
+
+
+@dataclass(slots=True)
+class Attack(Input):
+    """H12 attack mode: the turn seat presses the (virtual) launcher instead of drawing.
+    `roll` in [0, 1) comes from outside (the app's RNG, the simulator's seed): the referee maps
+    it to 0..house.attack_max cards, so it stays pure and replayable."""
+
+    kind: ClassVar[str] = "attack"
+    roll: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    seat: Seat | None = None
+
+
+@dataclass(slots=True)
+class Tick(Input):
+    """The table clock (seconds, same clock as gesture `at`): closes timed windows (H11)."""
+
+    kind: ClassVar[str] = "tick"
+    at: Annotated[float, Field(ge=0.0)] = 0.0
+
+
+@dataclass(slots=True)
+class EndRound(Input):
+    """The host declares the round over. With `winner`: that seat went out (the camera missed
+    it); the others reveal and the round is scored. Without: the round is void, not scored."""
+
+    kind: ClassVar[str] = "end_round"
+    winner: Seat | None = None
+    reason: Annotated[str, Field(min_length=1, max_length=200)] = "ended by the host"
+
+
+@dataclass(slots=True)
+class ConfirmScore(Input):
+    """The host checked the revealed hands that disagree with the tracked counts and accepts
+    the revealed cards: the round is scored from them."""
+
+    kind: ClassVar[str] = "confirm_score"
+    reason: str | None = None
+
+
 INPUT_TYPES: dict[str, type[Input]] = {
     cls.kind: cls
     for cls in (
         StartRound, DealerDraw, Flip, Play, Draw, Pass, SeatGesture, NameColour, CallUno,
-        Catch, Challenge, Reveal, CorrectCount, HostPenalty, Amend, Undo,
+        Catch, Challenge, Reveal, CorrectCount, HostPenalty, Amend, Undo, SwapHands, Attack,
+        Tick, EndRound, ConfirmScore,
     )
 }  # fmt: skip
 _ADAPTERS: dict[str, TypeAdapter] = {}

@@ -194,6 +194,9 @@ class Outcome(BaseModel):
     losers: tuple[int, ...] = Field((), description="Losing entrants (R4's match loser...).")
 
 
+_NOT_OVER = Outcome(over=False)
+
+
 class Entrant(BaseModel):
     """A seat, or a team of two, that keeps a running total."""
 
@@ -254,7 +257,7 @@ class Match:
         self.seat_totals: dict[int, int] = {s: 0 for s in range(cfg.players)}
         self.payments: list[Payment] = []
         self.eliminated: dict[int, int] = {}
-        self.outcome = Outcome(over=False)
+        self.outcome = _NOT_OVER
 
     # --- replay ------------------------------------------------------------------------
 
@@ -270,6 +273,17 @@ class Match:
         for r in rounds:
             match.apply(r)
         return match
+
+    def copy(self) -> Match:
+        """An independent copy (the referee's states share matches; apply() on the copy)."""
+        new = object.__new__(Match)
+        new.__dict__.update(self.__dict__)
+        new.rounds = list(self.rounds)
+        new.totals = dict(self.totals)
+        new.seat_totals = dict(self.seat_totals)
+        new.payments = list(self.payments)
+        new.eliminated = dict(self.eliminated)
+        return new
 
     def results(self) -> list[tuple[RoundResult, ...]]:
         """The input list this match is a fold of (feed it to `replay`)."""
@@ -356,7 +370,7 @@ class Match:
                     self.eliminated[s] = number
                     newly_out.append(s)
 
-        record = MatchRound(
+        record = MatchRound.model_construct(  # every field computed here from validated data
             number=number,
             results=results,
             scores=tuple(scores),
@@ -447,7 +461,7 @@ class Match:
             else:
                 winners, losers = self._ranked(low_wins=fmt in LOW_WINS)
             return Outcome(over=True, ended_by="round-cap", winners=winners, losers=losers)
-        return Outcome(over=False)
+        return _NOT_OVER
 
     def summary(self):
         from table.summary import summarize

@@ -42,6 +42,7 @@ from typing import Any
 from table.cards import (
     CARD_IDS,
     COLOUR_OF_NAME,
+    COLOURED_RANKS,
     COLOURS,
     DRAW2,
     FACE_COLOUR,
@@ -67,8 +68,10 @@ from table.events import (
     DirectionChanged,
     Event,
     HandCountCorrected,
+    HandsMoved,
     IllegalPlay,
     InputRejected,
+    LauncherFired,
     MatchEnded,
     Notice,
     PenaltyOrdered,
@@ -77,24 +80,33 @@ from table.events import (
     RoundEnded,
     RoundScored,
     RoundStarted,
+    RoundVoided,
+    ScoreHeld,
+    SeatOut,
     StarterAccepted,
     StarterReturned,
     StateRebuilt,
+    SwapNeeded,
     TurnPassed,
     TurnSkipped,
     TurnStarted,
     UnoCalled,
     UnoCaught,
     UnoMissed,
+    WindowClosed,
+    WindowOpened,
 )
 from table.inputs import (
     Amend,
+    Attack,
     CallUno,
     Catch,
     Challenge,
+    ConfirmScore,
     CorrectCount,
     DealerDraw,
     Draw,
+    EndRound,
     Flip,
     HostPenalty,
     Input,
@@ -105,6 +117,8 @@ from table.inputs import (
     Reveal,
     SeatGesture,
     StartRound,
+    SwapHands,
+    Tick,
     Undo,
     parse_input,
 )
@@ -119,11 +133,12 @@ FLIP = "flip"  # S3/S4: waiting for the starter card
 PLAY = "play"  # the turn seat plays, draws or passes
 DRAWN = "drawn"  # the turn seat drew (P6): may play the drawn card or pass
 COLOUR = "colour"  # a Wild was played: its player names the colour
+SWAP = "swap"  # H8: a 7 was played: its player names the seat to swap hands with
 CHALLENGE = "challenge"  # W3: the seat told to draw 4 challenges or accepts
 REVEAL = "reveal"  # W3: the challenged seat lays its hand face up
 ROUND_OVER = "round-over"  # a seat went out; remaining hands are revealed for scoring
 MATCH_OVER = "match-over"
-IN_ROUND = frozenset({PLAY, DRAWN, COLOUR, CHALLENGE, REVEAL})
+IN_ROUND = frozenset({PLAY, DRAWN, COLOUR, CHALLENGE, REVEAL, SWAP})
 
 NO_CARD = -1  # State.drawn: nothing drawn this turn
 UNKNOWN_CARD = -2  # State.drawn: drew, face unknown (a real table)
@@ -136,7 +151,10 @@ class Rules:
         "config", "n", "hand_size", "illegal_penalty", "advice_penalty", "drawn_number_only",
         "wd4_no_playable", "challenge_extra", "missed", "false_call", "wrong_catch", "strict",
         "points", "target", "dealer_by_draw", "first_wild_redraw", "first_reverse",
-        "flip_until_number", "first_is_dealer",
+        "flip_until_number", "first_is_dealer", "match_config", "last_card_draw", "continuous",
+        "stack2", "stack4", "pair_on4", "deflect", "follow", "jump", "jump_own", "multi",
+        "until", "until_number", "zero", "zero_current", "seven", "red0", "silent2", "slap9",
+        "slap_limit", "slap_penalty", "attack", "attack_max", "number_hooks", "stacking", "empty_match",
     )  # fmt: skip
 
     def __init__(self, config: RulesConfig):
@@ -159,18 +177,42 @@ class Rules:
         self.first_reverse = config.setup.first_reverse
         self.flip_until_number = config.setup.flip_until_number
         self.first_is_dealer = config.setup.first_player == "dealer"
+        self.match_config = config.match_config()
+        self.empty_match = None
+        self.target = self.match_config.effective_target
+        self.last_card_draw = config.scoring.last_card_action == "draw-one"
+        self.continuous = config.scoring.format == "continuous"
+        h = config.house
+        self.stack2, self.stack4, self.pair_on4 = h.stack_draw2, h.stack_draw4, h.draw2_pair_on_draw4
+        self.stacking = h.stack_draw2 or h.stack_draw4
+        self.deflect, self.follow = h.deflect, h.follow_stack_colour
+        self.jump = h.jump_in if h.jump_in != "off" else ""
+        self.jump_own = h.jump_in_own
+        self.multi = h.multi_play if h.multi_play != "off" else ""
+        self.until = h.draw_until_playable != "off"
+        self.until_number = h.draw_until_playable == "playable-number"
+        self.zero = h.seven_o
+        self.zero_current = h.seven_o_zero == "current-colour"
+        self.seven = h.seven_o and h.seven_o_seven
+        self.red0 = h.red0_draw10
+        self.silent2, self.slap9 = h.silent2, h.slap9
+        self.slap_limit, self.slap_penalty = h.slap9_limit, h.slap_penalty
+        self.attack, self.attack_max = h.attack_mode, h.attack_max
+        # Number cards that do something beyond changing the colour (checked once per play).
+        self.number_hooks = self.zero or self.red0 or self.silent2 or self.slap9
 
 
 class PendingDraw:
-    """A draw owed by `victim` (W2 now; a stack of these for H1/H2 in issue 3)."""
+    """A draw owed by `victim`; `State.pending` stacks them (H1, H2). `card` is what put it
+    there: 'draw2', 'draw4', or 'pair' (seed 003: a same-colour pair of Draw Twos)."""
 
-    __slots__ = ("count", "rule", "source", "victim")
+    __slots__ = ("count", "rule", "source", "victim", "card")
 
-    def __init__(self, count: int, rule: str, source: int, victim: int):
-        self.count, self.rule, self.source, self.victim = count, rule, source, victim
+    def __init__(self, count: int, rule: str, source: int, victim: int, card: str = "draw2"):
+        self.count, self.rule, self.source, self.victim, self.card = count, rule, source, victim, card
 
     def as_dict(self) -> dict[str, Any]:
-        return {"seat": self.victim, "count": self.count, "rule": self.rule, "from": self.source}
+        return {"seat": self.victim, "count": self.count, "rule": self.rule, "from": self.source, "card": self.card}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PendingDraw) and self.as_dict() == other.as_dict()
@@ -184,7 +226,8 @@ class State:
         "top", "discard", "draw_count", "hands", "called", "exposed", "caught", "armed",
         "colour_seat", "after_colour", "prev_colour", "prev_top", "pending", "challenger",
         "challenged", "deferred", "drawn", "winner", "scores", "revealed", "verdicts",
-        "windows", "turns", "seq", "history", "last_winner",
+        "windows", "turns", "seq", "history", "last_winner", "out", "live", "finish", "match",
+        "lock", "last_player", "swap_seat", "exposed_seq", "held",
     )  # fmt: skip
     _LISTS = ("discard", "hands", "pending", "deferred", "scores")
 
@@ -223,6 +266,17 @@ class State:
         self.seq = 0
         self.history: tuple | None = None  # cons list (input, older) of every stepped input
         self.last_winner = -1
+        # Seats out of the rotation (bit s): eliminated from the match (R6) or, in continuous
+        # mode (R5), already out this round. `live` counts the others.
+        self.out = 0
+        self.live = n
+        self.finish: tuple[int, ...] = ()  # R5: seats in the order they went out this round
+        self.match = None  # table.matches.Match after the first scored round (never mutated)
+        self.lock = False  # H4: the next play must follow the colour (no symbol match)
+        self.last_player = -1  # who placed the top card (H5: own jump-in)
+        self.swap_seat = -1  # H8: the seat naming whom to swap hands with
+        self.exposed_seq = -1  # U3: the input that exposed a seat (a call right after is not late)
+        self.held: tuple = ()  # count mismatches waiting for the host before scoring
 
     def copy(self) -> State:
         new = State.__new__(State)
@@ -241,8 +295,9 @@ class State:
         that changes nothing leaves an equal state)."""
         return tuple(
             [p.as_dict() for p in v] if k == "pending" else
-            [e.to_dict() for e in v] if k == "verdicts" else v
-            for k in State.__slots__ if k not in ("rules", "history", "seq")
+            [e.to_dict() for e in v] if k == "verdicts" else
+            (v.results() if v is not None else None) if k == "match" else v
+            for k in State.__slots__ if k not in ("rules", "history", "seq", "exposed_seq")
             for v in (getattr(self, k),)
         )  # fmt: skip
 
@@ -302,7 +357,22 @@ def wild_draw4_allowed(state: State, hand: list[int] | tuple[int, ...]) -> bool:
 
 
 def next_seat(state: State, seat: int, steps: int = 1) -> int:
-    return (seat + state.direction * steps) % state.rules.n
+    out = state.out
+    if not out:
+        return (seat + state.direction * steps) % state.rules.n
+    return _step_from(state, seat, state.direction, steps)
+
+
+def _step_from(state: State, seat: int, direction: int, steps: int = 1) -> int:
+    """The seat `steps` places on in `direction`, skipping seats out of the rotation (R5, R6)."""
+    n, out = state.rules.n, state.out
+    for _ in range(steps):
+        seat = (seat + direction) % n
+        guard = n
+        while out >> seat & 1 and guard:
+            seat = (seat + direction) % n
+            guard -= 1
+    return seat
 
 
 def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
@@ -315,6 +385,12 @@ def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
     if g.gesture == "press":
         if told_to_draw4:
             return Challenge(seat=seat, challenge=True)
+        for w in state.windows:  # H11 slap first (slapping is silent), then H10 silence
+            if w[0] == "slap9" and all(p[0] != seat for p in w[3]):
+                return _WindowPress(seat, g.at, "slap9")
+        for w in state.windows:
+            if w[0] == "silent2":
+                return _WindowPress(seat, g.at, "silent2")
         return CallUno(seat=seat, at=g.at)
     if g.gesture == "double":
         return Catch(seat=seat, at=g.at)
@@ -342,7 +418,7 @@ def check_input(state: State, inp: Input) -> None:
 
     if not isinstance(inp, Input):
         raise InputError(f"not an input: {inp!r}")
-    for name in ("seat", "target", "dealer"):
+    for name in ("seat", "target", "dealer", "winner"):
         if hasattr(inp, name) and not isinstance(inp, (Amend, Undo)):
             seat_ok(name, getattr(inp, name))
     if isinstance(inp, (Play, Reveal)):
@@ -438,6 +514,7 @@ def replay(config: RulesConfig | Rules, inputs: list[Input]) -> State:
     sink: list[Event] = []
     for inp in effective_inputs(inputs):
         _apply(state, inp, sink)
+        state.seq += 1
         sink.clear()
     state.seq = len(inputs)
     history = None
@@ -607,10 +684,23 @@ def _start_round(s: State, inp: StartRound, ev: list[Event]) -> None:
     s.colour = s.top = -1
     s.drawn = NO_CARD
     s.verdicts = ()
+    s.windows = ()
+    s.lock = False
+    s.last_player = s.swap_seat = -1
+    s.finish = ()
+    s.held = ()
+    # R6: eliminated seats stay out of the rotation (and of the deal) for the rest of the match.
+    s.out = 0
+    if s.match is not None:
+        for seat in s.match.eliminated:
+            s.out |= 1 << seat
+    s.live = n - bin(s.out).count("1")
+    if dealer is not None and s.out >> dealer & 1:
+        dealer = _step_from(s, dealer, 1)
     ev.append(RoundStarted(s.round, dealer))
     if dealer is None:
         s.phase = DEALER_DRAW
-        s.dealer_seats = tuple(range(n))
+        s.dealer_seats = tuple(x for x in range(n) if not s.out >> x & 1)
         ev.append(DealerDrawNeeded(s.dealer_seats, "highest number deals (S2)"))
         return
     s.dealer = dealer
@@ -649,10 +739,10 @@ def _dealer_draw(s: State, inp: DealerDraw, ev: list[Event]) -> None:
 
 def _deal(s: State, ev: list[Event]) -> None:
     r = s.rules
-    s.hands = [r.hand_size] * r.n
-    s.draw_count = DECK_SIZE - r.hand_size * r.n
+    s.hands = [0 if s.out >> x & 1 else r.hand_size for x in range(r.n)]
+    s.draw_count = DECK_SIZE - r.hand_size * s.live
     s.phase = FLIP
-    ev.append(CardsDealt(r.hand_size, r.n, s.draw_count))
+    ev.append(CardsDealt(r.hand_size, s.live, s.draw_count))
 
 
 def _flip(s: State, inp: Flip, ev: list[Event]) -> None:
@@ -666,19 +756,19 @@ def _flip(s: State, inp: Flip, ev: list[Event]) -> None:
         return ev.append(StarterReturned(inp.card, "S4", "setup.first_wild is 'redraw'"))
     if r.flip_until_number and FACE_RANK[face] >= 10:
         return ev.append(StarterReturned(inp.card, "S4", "setup.flip_until_number: flip until a number shows"))
-    n = r.n
     dealer = s.dealer if s.dealer is not None else 0
     s.draw_count -= 1
     s.discard.append(face)
     s.top = face
     s.colour = FACE_COLOUR[face]
     s.direction = 1
-    first = dealer if r.first_is_dealer else (dealer + 1) % n
+    first = dealer if r.first_is_dealer else _step_from(s, dealer, 1)
     rank = FACE_RANK[face]
-    if rank == REVERSE and n > 2:
+    s.last_player = -1
+    if rank == REVERSE and s.live > 2:
         s.direction = -1
         if r.first_reverse == "right-of-dealer":
-            first = (dealer - 1) % n
+            first = _step_from(s, dealer, -1)
         elif r.first_reverse == "dealer-first":
             first = dealer
         ev.append(StarterAccepted(inp.card, first, -1, "S4"))
@@ -703,17 +793,87 @@ def _flip(s: State, inp: Flip, ev: list[Event]) -> None:
     _begin_turn(s, first, ev)
 
 
-# ----- a turn (P), actions (A), wilds (W)
+# ----- a turn (P), actions (A), wilds (W), house rules (H)
+
+
+class _WindowPress(Input):
+    """A seat-button press that a timed window claims (H10 sound, H11 slap); internal only:
+    the log keeps the raw gesture, so replay re-derives it."""
+
+    __slots__ = ("seat", "at", "window")
+    kind = "gesture"
+
+    def __init__(self, seat: int, at: float, window: str):
+        self.seat, self.at, self.window = seat, at, window
 
 
 def _may_jump_in(s: State, seat: int, faces: list[int]) -> bool:
-    """H5 hook (issue 3): an out-of-turn play that the rules allow."""
-    return False
+    """H5: an out-of-turn play of card(s) identical to the top card."""
+    kind = s.rules.jump
+    if not kind or s.phase not in (PLAY, DRAWN) or s.pending or s.out >> seat & 1:
+        return False
+    top = s.top
+    if top < 0 or any(f != top for f in faces):
+        return False
+    if kind == "number-only" and FACE_RANK[top] >= 10:
+        return False
+    if kind == "coloured-only" and top >= WILD:
+        return False
+    return seat != s.last_player or s.rules.jump_own
 
 
 def _multi_play_ok(s: State, faces: list[int]) -> str | None:
-    """H6 hook (issue 3): None if this multi-card placement is allowed, else the reason."""
-    return "one card per turn"
+    """H6: None if this multi-card placement is allowed, else the reason."""
+    mode = s.rules.multi
+    if not mode:
+        return "one card per turn"
+    if any(f >= WILD for f in faces):
+        return "wild cards are played one at a time (H6)"
+    rank = FACE_RANK[faces[0]]
+    if any(FACE_RANK[f] != rank for f in faces):
+        return "several cards in one turn must share one number or symbol (H6)"
+    if mode == "identical-pair" and (len(faces) != 2 or faces[0] != faces[1]):
+        return "only an identical pair may be played together (H6)"
+    return None
+
+
+def _stack_reason(s: State, faces: list[int]) -> str | None:
+    """H1-H3: None if `faces` may answer the pending draw, else why not."""
+    r = s.rules
+    last = s.pending[-1]
+    total = sum(p.count for p in s.pending)
+    f = faces[0]
+    k = len(faces)
+    rank = FACE_RANK[f]
+    if k == 1:
+        if f == WILD_DRAW4:
+            return None if r.stack4 else f"stacking a Wild Draw Four is off: draw {total} (H2)"
+        if rank == DRAW2:
+            if last.card == "draw4":
+                return "a Draw Two may not go on a Wild Draw Four (H2)"
+            if last.card == "pair":
+                return "a single Draw Two may not cover a pair of Draw Twos (H2)"
+            return None if r.stack2 else f"stacking Draw Twos is off: draw {total} (H1)"
+        if rank in (SKIP, REVERSE) and r.deflect and last.card == "draw2":
+            if FACE_COLOUR[f] == s.colour:
+                return None
+            return f"only a {COLOURS[s.colour]} {COLOURED_RANKS[rank]} deflects this Draw Two (H3)"
+    elif all(FACE_RANK[x] == DRAW2 for x in faces):
+        if k == 2 and r.pair_on4 and FACE_COLOUR[faces[0]] == FACE_COLOUR[faces[1]] and last.card in ("draw4", "pair"):
+            return None
+        if r.multi and r.stack2 and last.card == "draw2" and _multi_play_ok(s, faces) is None:
+            return None
+    return f"{FACE_TEXT[f]} cannot answer a pending draw of {total}: add a draw card or draw {total}"
+
+
+def _until_stop(s: State, face: int) -> bool:
+    """H7: the drawn card ends the drawing (playable; a number card with seed 002's variant or
+    P6's number-only option). A Wild Draw Four may be played or drawn past (W2 is unseen)."""
+    if face < 0 or face == WILD_DRAW4 or not is_playable(s, face):
+        return False
+    if (s.rules.until_number or s.rules.drawn_number_only) and (face >= WILD or FACE_RANK[face] >= 10):
+        return False
+    return True
 
 
 def _illegal(s: State, seat: int, inp: Play, reason: str, rule: str, inferred: bool, ev: list[Event]) -> None:
@@ -729,58 +889,89 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     inferred = inp.seat is None
     seat = s.turn if inferred else inp.seat
     cards = inp.cards
-    if phase == PLAY and seat == s.turn and len(cards) == 1:
+    if phase == PLAY and seat == s.turn and len(cards) == 1 and not s.pending and not s.lock:
         face = FACE_OF[cards[0]]
         # the common case, kept lean: one card, in turn, no draw this turn
         if face >= WILD or FACE_COLOUR[face] == s.colour or (s.top < WILD and FACE_RANK[face] == FACE_RANK[s.top]):
-            return _accept(s, seat, face, cards[0], inferred, ev)
+            return _accept(s, seat, face, cards[0], inferred, ev, None, inp.at)
     if phase not in IN_ROUND:
         return _reject(s, inp, seat, f"a card was placed but no round is in play ({phase})", ev)
     faces = [FACE_OF[c] for c in inp.cards]
     if phase == COLOUR:
         return _illegal(s, seat, inp, f"seat {s.colour_seat} must name the colour first", "W1", inferred, ev)
+    if phase == SWAP:
+        return _illegal(s, seat, inp, f"seat {s.swap_seat} must name the seat to swap hands with first", "H8", inferred, ev)
     if phase == CHALLENGE:
         if inferred:
             seat = s.challenger
+        if seat == s.challenger and s.rules.stacking and _stack_reason(s, faces) is None:
+            # H2: the seat told to draw adds to the stack instead of challenging or drawing.
+            s.challenger = s.challenged = -1
+            s.phase = PLAY
+            _flush_deferred(s, ev)
+            return _accept(s, seat, faces[-1], cards[-1], inferred, ev, faces if len(faces) > 1 else None, inp.at)
         return _illegal(s, seat, inp, f"seat {s.challenger} must draw 4 or challenge first", "W3", inferred, ev)
     if phase == REVEAL:
         return _illegal(s, seat, inp, f"seat {s.challenged} must lay the hand face up for the challenge first", "W3", inferred, ev)
-    if seat != s.turn and not _may_jump_in(s, seat, faces):
-        return _illegal(s, seat, inp, f"out of turn: it is seat {s.turn}'s turn", "P1", inferred, ev)
-    if len(faces) > 1:
+    jump = False
+    if seat != s.turn:
+        if not _may_jump_in(s, seat, faces):
+            return _illegal(s, seat, inp, f"out of turn: it is seat {s.turn}'s turn", "P1", inferred, ev)
+        jump = True
+    multi = faces if len(faces) > 1 else None
+    if s.pending:
+        reason = _stack_reason(s, faces)
+        if reason is not None:
+            return _illegal(s, seat, inp, reason, "H2" if s.pending[-1].card != "draw2" else "H1", inferred, ev)
+        return _accept(s, seat, faces[-1], cards[-1], inferred, ev, multi, inp.at)
+    if multi:
         reason = _multi_play_ok(s, faces)
         if reason is not None:
-            return _illegal(s, seat, inp, reason, "P4", inferred, ev)
+            return _illegal(s, seat, inp, reason, "P4" if not s.rules.multi else "H6", inferred, ev)
     face = faces[0]
-    if phase == DRAWN:
+    if phase == DRAWN and not jump:
         drawn = s.drawn
-        if drawn >= 0 and face != drawn:
+        if drawn >= 0 and (face != drawn or multi):
             return _illegal(s, seat, inp, f"after drawing only the drawn {FACE_TEXT[drawn]} may be played", "P6", inferred, ev)
         if s.rules.drawn_number_only and (face >= WILD or FACE_RANK[face] >= 10):
             return _illegal(s, seat, inp, f"after drawing only a number card may be played at once, not {FACE_TEXT[face]}", "P6", inferred, ev)
+    if s.lock and not jump and face < WILD and FACE_COLOUR[face] != s.colour:
+        return _illegal(s, seat, inp, f"{FACE_TEXT[face]}: after the stack was drawn the next card must be {COLOURS[s.colour]} (H4)", "H4", inferred, ev)
     if not is_playable(s, face):
         rule = "P3" if s.top >= WILD else "P2"
         return _illegal(s, seat, inp, f"{FACE_TEXT[face]} does not match {current_text(s)}", rule, inferred, ev)
-    _accept(s, seat, face, inp.cards[0], inferred, ev)
+    if jump:
+        ev.append(Notice(seat, f"seat {seat} jumps in with {FACE_TEXT[face]} (H5)"))
+    _accept(s, seat, faces[-1], cards[-1], inferred, ev, multi, inp.at)
 
 
-def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[Event]) -> None:
-    """A legal play: the card is on the pile; apply its effect (A1-A5, W1, W2)."""
+def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[Event],
+            faces: list[int] | None = None, at: float | None = None) -> None:  # fmt: skip
+    """A legal play: the card(s) are on the pile (the last one on top); apply the effect
+    (A1-A5, W1, W2, H1-H11)."""
+    k = 1 if faces is None else len(faces)
     hands = s.hands
-    if hands[seat] <= 0:
-        ev.append(HandCountCorrected(seat, 0, 1, "play", "a card was played from a hand counted empty"))
-        hands[seat] = 1
-        s.draw_count -= 1
-    hands[seat] -= 1
-    s.discard.append(face)
+    if hands[seat] < k:
+        ev.append(HandCountCorrected(seat, hands[seat], k, "play", "cards were played from a hand counted smaller"))
+        s.draw_count -= k - hands[seat]
+        hands[seat] = k
+    hands[seat] -= k
+    if faces is None:
+        s.discard.append(face)
+    else:
+        s.discard.extend(faces)
     s.prev_colour, s.prev_top = s.colour, s.top
     s.top = face
+    s.lock = False
+    s.last_player = seat
     # Accepted: this seat began its turn, which closes the previous UNO window (U2). The card
     # is already on the pile, so a reshuffle for a strict catch (U6) keeps it on top.
     if s.exposed or s.caught:
         _close_uno_window(s, ev, seat)
+    if s.windows:
+        _windows_on_play(s, seat, at, ev)
     left = hands[seat]
-    e = PlayAccepted(seat, card, left, inferred)
+    e = PlayAccepted(seat, card, left, inferred) if faces is None else PlayAccepted(seat, card, left, inferred, tuple(CARD_IDS[f] for f in faces))
     ev.append(e)
     s.verdicts = s.verdicts[-4:] + (e,)
     bit = 1 << seat
@@ -791,15 +982,33 @@ def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[
             ev.append(UnoCalled(seat))
         else:
             s.exposed |= bit  # U2: catchable until the next player begins
+            s.exposed_seq = s.seq
     elif s.armed & bit:
         s.armed &= ~bit
-    n = s.rules.n
+    r = s.rules
+    rank = FACE_RANK[face]
+    out = False  # the seat went out: the round ends after the card's owed draw (R1, A5)
+    if left == 0:
+        if r.last_card_draw and (face >= WILD or rank >= 10):
+            why = f"the last card may not be {FACE_TEXT[face]}: draw one more"
+            s.called |= bit  # the forced draw is not a missed UNO call
+            if face >= WILD:  # after the colour (and a challenge, which judges the hand as played)
+                s.deferred.append((seat, 1, "R7", why))
+            else:
+                ev.append(PenaltyOrdered(seat, 1, "R7", why))
+                _draw(s, seat, 1, "R7", ev)
+        elif r.continuous and s.live > 2:
+            _seat_finished(s, seat, ev)  # R5: play goes on without this seat
+        else:
+            out = True
     if face >= WILD:
-        if left == 0:  # going out on a wild: no colour to name; A5 for a Wild Draw Four
+        if out:  # going out on a wild: no colour to name; A5 for a Wild Draw Four
             if face == WILD_DRAW4:
                 victim = next_seat(s, seat)
-                ev.append(PenaltyOrdered(victim, 4, "A5", "went out on a Wild Draw Four: the next player still draws"))
-                _draw(s, victim, 4, "A5", ev)
+                total = 4 + sum(p.count for p in s.pending)
+                s.pending = []
+                ev.append(PenaltyOrdered(victim, total, "A5", "went out on a Wild Draw Four: the next player still draws"))
+                _draw(s, victim, total, "A5", ev)
             return _end_round(s, seat, ev)
         s.colour = -1
         s.phase = COLOUR
@@ -808,37 +1017,178 @@ def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[
         ev.append(ColourNeeded(seat))
         return
     s.colour = FACE_COLOUR[face]
-    rank = FACE_RANK[face]
     if rank < 10:
-        if left == 0:
+        if r.number_hooks and _number_card(s, seat, face, rank, out, at, ev):
+            return
+        if out:
             return _end_round(s, seat, ev)
-        return _begin_turn(s, (seat + s.direction) % n, ev)
+        if s.out:
+            return _begin_turn(s, next_seat(s, seat), ev)
+        return _begin_turn(s, (seat + s.direction) % r.n, ev)
+    two = s.live == 2
+    times = k if (faces is not None and r.multi == "same-rank" and not s.pending) else 1
     if rank == DRAW2:
         victim = next_seat(s, seat)
-        s.pending.append(PendingDraw(2, "A3" if n > 2 else "A4", seat, victim))
-        _resolve_pending(s, ev, "went out on a Draw Two: the next player still draws (A5)" if left == 0 else "")
-        if left == 0:
+        if faces is not None and s.pending and s.pending[-1].card in ("draw4", "pair"):
+            s.pending.append(PendingDraw(4, "H2", seat, victim, "pair"))  # seed 003: a pair covers a Draw Four
+        else:
+            rule = ("H1" if s.pending else "A3") if not two else "A4"
+            s.pending.append(PendingDraw(2 * times, rule, seat, victim, "draw2"))
+        if r.stacking and not out:
+            # H1/H2: the next player may add to the stack, or draw it all (Draw, Pass, hold).
+            _retarget(s, victim)
+            return _begin_turn(s, victim, ev)
+        _resolve_pending(s, victim, ev, "went out on a Draw Two: the next player still draws (A5)" if out else "")
+        if out:
             return _end_round(s, seat, ev)
-        ev.append(TurnSkipped(victim, "A3" if n > 2 else "A4"))
+        ev.append(TurnSkipped(victim, "A3" if not two else "A4"))
         return _begin_turn(s, next_seat(s, victim), ev)
-    if left == 0:
+    if s.pending:  # H3: a same-colour Skip / Reverse deflects the pending Draw Two
+        if rank == REVERSE and not two:
+            s.direction = -s.direction
+            ev.append(DirectionChanged(s.direction, "H3"))
+            victim = next_seat(s, seat)
+        else:
+            victim = next_seat(s, seat, 1 if two else 2)
+        ev.append(Notice(seat, f"seat {seat} deflects the pending draw to seat {victim} (H3)"))
+        _retarget(s, victim)
+        if out:
+            _resolve_pending(s, victim, ev, "went out deflecting: the draw is still owed (A5)")
+            return _end_round(s, seat, ev)
+        return _begin_turn(s, victim, ev)
+    if out:
         return _end_round(s, seat, ev)
-    if rank == SKIP or n == 2:  # A4: with two players a Reverse is a Skip
-        victim = next_seat(s, seat)
-        ev.append(TurnSkipped(victim, "A1" if n > 2 else "A4"))
+    if rank == SKIP or two:  # A4: with two players a Reverse is a Skip
+        victim = seat
+        for _ in range(times):  # H6: n Skips skip n players
+            victim = next_seat(s, victim)
+            ev.append(TurnSkipped(victim, "A1" if not two else "A4"))
         return _begin_turn(s, next_seat(s, victim), ev)
-    s.direction = -s.direction  # A2
-    ev.append(DirectionChanged(s.direction, "A2"))
+    if times % 2:  # H6: an even number of Reverses leaves the direction as it was
+        s.direction = -s.direction  # A2
+        ev.append(DirectionChanged(s.direction, "A2"))
     _begin_turn(s, next_seat(s, seat), ev)
 
 
-def _resolve_pending(s: State, ev: list[Event], reason: str = "") -> None:
-    """Every pending draw is drawn now (with stacking off the stack never grows past one)."""
-    for p in s.pending:
-        why = reason or ("Draw Two" if p.rule in ("A3", "A4") else "Wild Draw Four")
-        ev.append(PenaltyOrdered(p.victim, p.count, p.rule, why))
-        _draw(s, p.victim, p.count, p.rule, ev)
+def _retarget(s: State, victim: int) -> None:
+    # PendingDraw objects are shared with older states: replace, never mutate.
+    s.pending = [PendingDraw(p.count, p.rule, p.source, victim, p.card) for p in s.pending]
+
+
+def _number_card(s: State, seat: int, face: int, rank: int, out: bool, at: float | None, ev: list[Event]) -> bool:
+    """H8-H11 effects of a number card; True when it decided the next step itself."""
+    r = s.rules
+    if r.silent2 and rank == 2:
+        s.windows = tuple(w for w in s.windows if w[0] != "silent2") + (("silent2", seat, at),)
+        ev.append(WindowOpened("silent2", seat, "H10", at))
+    if r.slap9 and rank == 9:
+        s.windows = s.windows + (("slap9", seat, -1.0 if at is None else at, ()),)
+        ev.append(WindowOpened("slap9", seat, "H11", at))
+    if r.red0 and face == 0:  # red 0: the next player draws ten and loses the turn (H9)
+        victim = next_seat(s, seat)
+        ev.append(PenaltyOrdered(victim, 10, "H9", "red 0 is a Draw Ten"))
+        _draw(s, victim, 10, "H9", ev)
+        if out:
+            _end_round(s, seat, ev)
+            return True
+        ev.append(TurnSkipped(victim, "H9"))
+        _begin_turn(s, next_seat(s, victim), ev)
+        return True
+    if r.zero and rank == 0 and (not r.zero_current or FACE_COLOUR[face] == s.prev_colour):
+        _rotate_hands(s, ev)  # seed 002: even as the last card, the hands move on
+        if s.hands[seat] > 0 and out:
+            out = False
+        if out:
+            _end_round(s, seat, ev)
+            return True
+        _begin_turn(s, next_seat(s, seat), ev)
+        return True
+    if r.seven and rank == 7 and not out and s.hands[seat] >= 0 and not s.out >> seat & 1:
+        s.phase = SWAP
+        s.swap_seat = seat
+        ev.append(SwapNeeded(seat))
+        return True
+    return False
+
+
+def _uno_recheck(s: State, seats) -> None:
+    """After hands moved (H8): a seat now holding one card may call and can be caught until
+    the next turn begins; flags of seats whose hands changed start over."""
+    for x in seats:
+        bit = 1 << x
+        s.called &= ~bit
+        s.armed &= ~bit
+        s.exposed &= ~bit
+        s.caught &= ~bit
+        if s.hands[x] == 1:
+            s.exposed |= bit
+    s.exposed_seq = s.seq
+
+
+def _rotate_hands(s: State, ev: list[Event]) -> None:
+    live = [x for x in range(s.rules.n) if not s.out >> x & 1]
+    old = s.hands[:]
+    moves = []
+    for x in live:
+        to = next_seat(s, x)
+        s.hands[to] = old[x]
+        moves.append((x, to))
+    _uno_recheck(s, live)
+    ev.append(HandsMoved("H8", tuple(moves), tuple(s.hands)))
+
+
+def _swap(s: State, inp: SwapHands, ev: list[Event]) -> None:
+    if s.phase != SWAP:
+        return _reject(s, inp, inp.seat, "no 7 is waiting for a swap now", ev)
+    seat = s.swap_seat
+    if inp.seat is not None and inp.seat != seat:
+        return _reject(s, inp, inp.seat, f"seat {seat} played the 7 and names the swap, not seat {inp.seat}", ev)
+    t = inp.target
+    if t == seat or s.out >> t & 1:
+        return _reject(s, inp, seat, f"seat {t} cannot be swapped with: choose another seat in the game", ev)
+    s.hands[seat], s.hands[t] = s.hands[t], s.hands[seat]
+    _uno_recheck(s, (seat, t))
+    ev.append(HandsMoved("H8", ((seat, t), (t, seat)), tuple(s.hands)))
+    s.swap_seat = -1
+    s.phase = PLAY
+    _begin_turn(s, next_seat(s, seat), ev)
+
+
+def _seat_finished(s: State, seat: int, ev: list[Event]) -> None:
+    s.out |= 1 << seat
+    s.live -= 1
+    s.finish = s.finish + (seat,)
+    bit = ~(1 << seat)
+    s.called &= bit
+    s.exposed &= bit
+    ev.append(SeatOut(seat, "R5", f"went out in place {len(s.finish)}"))
+
+
+def _resolve_pending(s: State, victim: int, ev: list[Event], reason: str = "") -> None:
+    """The whole pending stack is drawn by `victim` now (without stacking it holds one draw)."""
+    pending = s.pending
+    if not pending:
+        return
+    total = sum(p.count for p in pending)
+    if len(pending) == 1:
+        rule = pending[0].rule
+    else:
+        rule = "H2" if any(p.card != "draw2" for p in pending) else "H1"
+    why = reason or ("Draw Two" if rule in ("A3", "A4", "H1") else "Wild Draw Four" if rule == "W2" else "stacked draws")
+    ev.append(PenaltyOrdered(victim, total, rule, why))
+    _draw(s, victim, total, rule, ev)
+    # H4: after a Draw Two stack is drawn, the next player follows its colour (no symbol match).
+    if s.rules.follow and s.top < WILD and any(p.card == "draw2" for p in pending):
+        s.lock = True
     s.pending = []
+
+
+def _take_stack(s: State, seat: int, ev: list[Event]) -> None:
+    """The seat facing a pending stack draws it all and loses the turn (H1, H2)."""
+    rule = s.pending[-1].rule
+    _resolve_pending(s, seat, ev)
+    ev.append(TurnSkipped(seat, rule))
+    _begin_turn(s, next_seat(s, seat), ev)
 
 
 def _name_colour(s: State, inp: NameColour, ev: list[Event]) -> None:
@@ -849,6 +1199,8 @@ def _name_colour(s: State, inp: NameColour, ev: list[Event]) -> None:
         return _reject(s, inp, inp.seat, f"seat {seat} names the colour, not seat {inp.seat}", ev)
     s.colour = COLOUR_OF_NAME[inp.colour]
     ev.append(ColourNamed(seat, inp.colour, inp.seat is None))
+    if s.exposed >> seat & 1:
+        s.exposed_seq = s.seq  # naming the colour is part of the play (U3 'late' counts after it)
     after = s.after_colour
     s.after_colour = ""
     s.colour_seat = -1
@@ -857,20 +1209,28 @@ def _name_colour(s: State, inp: NameColour, ev: list[Event]) -> None:
         _flush_deferred(s, ev)
         return _begin_turn(s, seat if after == "start" else next_seat(s, seat), ev)
     victim = next_seat(s, seat)
-    s.pending.append(PendingDraw(4, "W2", seat, victim))
+    first = not any(p.card == "draw4" for p in s.pending)
+    s.pending.append(PendingDraw(4, "W2" if not s.pending else "H2", seat, victim, "draw4"))
+    _retarget(s, victim)
+    if not first:
+        # W4: only the first Wild Draw Four of a chain may be challenged.
+        s.phase = PLAY
+        _flush_deferred(s, ev)
+        return _begin_turn(s, victim, ev)
     s.challenger, s.challenged = victim, seat
     s.phase = CHALLENGE
     _flush_deferred(s, ev)  # the challenged seat's own penalties wait for the verdict
-    ev.append(ChallengeOffered(victim, seat, 4))
+    ev.append(ChallengeOffered(victim, seat, sum(p.count for p in s.pending)))
 
 
 def _accept_draw4(s: State, ev: list[Event]) -> None:
     victim = s.challenger
     s.phase = PLAY
-    _resolve_pending(s, ev)
+    rule = s.pending[-1].rule if s.pending else "W2"
+    _resolve_pending(s, victim, ev)
     s.challenger = s.challenged = -1
     _flush_deferred(s, ev)
-    ev.append(TurnSkipped(victim, "W2" if s.rules.n > 2 else "A4"))
+    ev.append(TurnSkipped(victim, rule if s.live > 2 else "A4"))
     _begin_turn(s, next_seat(s, victim), ev)
 
 
@@ -913,30 +1273,35 @@ def _reveal(s: State, inp: Reveal, ev: list[Event]) -> None:
             bad = [f for f in faces if FACE_COLOUR[f] == prev_colour]
             reason_ok = f"no {COLOURS[prev_colour]} card" if prev_colour >= 0 else "no colour to follow"
         challenger, challenged = s.challenger, s.challenged
+        chain = sum(p.count for p in s.pending)
+        rule = "W4" if len(s.pending) > 1 else "W3"
         s.pending = []
         s.challenger = s.challenged = -1
         s.phase = PLAY
         if bad:
+            # Guilty: the challenged seat draws 4; the challenger escapes the whole chain (W4).
             ev.append(ChallengeResolved(challenger, challenged, True, challenged, 4, f"held {FACE_TEXT[bad[0]]}"))
-            ev.append(PenaltyOrdered(challenged, 4, "W3", "Wild Draw Four played illegally"))
-            _draw(s, challenged, 4, "W3", ev)
+            ev.append(PenaltyOrdered(challenged, 4, rule, "Wild Draw Four played illegally"))
+            _draw(s, challenged, 4, rule, ev)
         else:
-            count = 4 + r.challenge_extra
+            # Innocent: the challenger draws the accumulated count plus the extra (W3: 4 + 2).
+            count = chain + r.challenge_extra
             ev.append(ChallengeResolved(challenger, challenged, False, challenger, count, reason_ok))
-            ev.append(PenaltyOrdered(challenger, count, "W3", "unsuccessful challenge"))
-            _draw(s, challenger, count, "W3", ev)
+            ev.append(PenaltyOrdered(challenger, count, rule, "unsuccessful challenge"))
+            _draw(s, challenger, count, rule, ev)
         _flush_deferred(s, ev)
         ev.append(TurnSkipped(challenger, "W3"))
         return _begin_turn(s, next_seat(s, challenger), ev)
     if s.phase == ROUND_OVER:
         if seat == s.winner:
             return _reject(s, inp, seat, f"seat {seat} went out and has nothing to reveal", ev)
-        if seat in s.revealed:
+        if seat in s.revealed and not s.held:
             return _reject(s, inp, seat, f"seat {seat} already revealed", ev)
-        _check_count(s, seat, faces, ev)
-        s.revealed[seat] = tuple(faces)
-        waiting = [x for x in range(s.rules.n) if x != s.winner and x not in s.revealed and s.hands[x] > 0]
-        if not waiting:
+        if s.hands[seat] == 0 and seat not in s.revealed:
+            return _reject(s, inp, seat, f"seat {seat} holds no cards", ev)
+        s.revealed[seat] = tuple(faces)  # a re-reveal while the score is held replaces it
+        s.held = ()
+        if not _awaiting_reveal(s):
             _score_round(s, ev)
         return
     if s.phase in IN_ROUND:  # a check requested by the host: the count follows what is seen
@@ -946,6 +1311,10 @@ def _reveal(s: State, inp: Reveal, ev: list[Event]) -> None:
             ev.append(Notice(seat, f"seat {seat} showed {len(faces)} cards: count confirmed"))
         return
     _reject(s, inp, seat, "no round in progress", ev)
+
+
+def _awaiting_reveal(s: State) -> list[int]:
+    return [x for x in range(s.rules.n) if x != s.winner and x not in s.revealed and s.hands[x] > 0]
 
 
 def _draw_input(s: State, inp: Draw, ev: list[Event]) -> None:
@@ -960,11 +1329,18 @@ def _draw_input(s: State, inp: Draw, ev: list[Event]) -> None:
         return _reject(s, inp, seat, f"no draw expected now ({phase})", ev)
     if seat != s.turn:
         return _reject(s, inp, seat, f"seat {seat} drew out of turn (it is seat {s.turn}'s turn); penalty draws are counted automatically", ev)
-    if phase == DRAWN:
+    if s.pending:  # H1/H2: drawing means taking the whole stack
+        if s.exposed or s.caught:
+            _close_uno_window(s, ev, seat)
+        return _take_stack(s, seat, ev)
+    r = s.rules
+    if phase == DRAWN and not (r.until and not _until_stop(s, s.drawn)):
         return _reject(s, inp, seat, "already drew this turn: play the drawn card or pass (P6)", ev)
+    if r.attack and phase == PLAY:
+        return _reject(s, inp, seat, "attack mode: press the launcher instead of drawing (H12)", ev)
     if inp.count != 1:
         return _reject(s, inp, seat, f"a turn's draw is one card, not {inp.count} (P6)", ev)
-    got = _draw(s, seat, 1, "P5", ev, inferred=inferred, cards=inp.cards)
+    got = _draw(s, seat, 1, "P5" if phase == PLAY else "H7", ev, inferred=inferred, cards=inp.cards)
     s.phase = DRAWN
     s.drawn = FACE_OF[inp.cards[0]] if inp.cards and got else UNKNOWN_CARD
     # The draw began the turn (U2). The reported card is the one drawn first, so a strict
@@ -982,12 +1358,96 @@ def _pass(s: State, inp: Pass, ev: list[Event]) -> None:
         return _reject(s, inp, seat, f"no pass expected now ({s.phase})", ev)
     if seat != s.turn:
         return _reject(s, inp, seat, f"seat {seat} passed out of turn (it is seat {s.turn}'s turn)", ev)
+    if s.pending:
+        if s.exposed or s.caught:
+            _close_uno_window(s, ev, seat)
+        return _take_stack(s, seat, ev)
+    if s.phase == DRAWN and s.rules.until and s.drawn >= 0:
+        if _until_stop(s, s.drawn):
+            return _reject(s, inp, seat, f"draw until playable: play the drawn {FACE_TEXT[s.drawn]} (H7)", ev)
+        if s.drawn != WILD_DRAW4 and (s.draw_count > 0 or len(s.discard) > 1):
+            return _reject(s, inp, seat, "draw until playable: keep drawing (H7)", ev)
     if s.exposed or s.caught:
         _close_uno_window(s, ev, seat)
     if s.phase == PLAY:  # P5/P6: a pass means the player drew one card first
         _draw(s, seat, 1, "P6", ev, inferred=True)
     ev.append(TurnPassed(seat, inferred))
     _begin_turn(s, next_seat(s, seat), ev)
+
+
+def _attack(s: State, inp: Attack, ev: list[Event]) -> None:
+    seat = s.turn if inp.seat is None else inp.seat
+    if not s.rules.attack:
+        return _reject(s, inp, seat, "house.attack_mode is off: draw a card instead", ev)
+    if s.phase != PLAY or seat != s.turn:
+        return _reject(s, inp, seat, f"only seat {s.turn} may press the launcher now, at the start of its turn (H12)", ev)
+    if s.exposed or s.caught:
+        _close_uno_window(s, ev, seat)
+    if s.pending:
+        return _take_stack(s, seat, ev)
+    count = int(inp.roll * (s.rules.attack_max + 1))
+    ev.append(LauncherFired(seat, count, inp.roll))
+    if count:
+        _draw(s, seat, count, "H12", ev)
+    ev.append(TurnPassed(seat, inp.seat is None))
+    _begin_turn(s, next_seat(s, seat), ev)
+
+
+# ----- timed seat-button windows (H10 Silent 2, H11 Slap 9)
+
+
+def _close_window(s: State, w: tuple, losers: tuple[int, ...], reason: str, ev: list[Event]) -> None:
+    s.windows = tuple(x for x in s.windows if x is not w)
+    rule = "H10" if w[0] == "silent2" else "H11"
+    presses = w[3] if w[0] == "slap9" else ()
+    ev.append(WindowClosed(w[0], rule, losers, reason, presses))
+    for x in losers:
+        _penalty(s, x, s.rules.slap_penalty, rule, "made a sound during Silent 2" if rule == "H10" else "slowest to slap the 9", ev)
+
+
+def _slap_timeout(s: State, at: float | None, ev: list[Event], force: bool = False) -> None:
+    for w in s.windows:
+        if w[0] != "slap9":
+            continue
+        start = w[2] if w[2] >= 0 else (w[3][0][1] if w[3] else -1.0)
+        late = force or (at is not None and start >= 0 and at > start + s.rules.slap_limit)
+        if late:
+            pressed = {p[0] for p in w[3]}
+            losers = tuple(x for x in range(s.rules.n) if x not in pressed and not s.out >> x & 1)
+            _close_window(s, w, losers, "no press within the time limit" if not force else "play went on before every seat pressed", ev)
+
+
+def _windows_on_play(s: State, seat: int, at: float | None, ev: list[Event]) -> None:
+    _slap_timeout(s, at, ev, force=True)
+    for w in s.windows:
+        if w[0] == "silent2" and w[1] == seat:
+            _close_window(s, w, (), f"seat {seat} played again", ev)
+
+
+def _window_press(s: State, p: _WindowPress, ev: list[Event]) -> None:
+    seat, at = p.seat, p.at
+    _slap_timeout(s, at, ev)
+    for w in s.windows:
+        if w[0] == p.window == "slap9":
+            presses = w[3] + ((seat, at),)
+            nw = (w[0], w[1], w[2], presses)
+            s.windows = tuple(nw if x is w else x for x in s.windows)
+            live = [x for x in range(s.rules.n) if not s.out >> x & 1]
+            if len(presses) >= len(live):
+                # The slowest press by time; equal times: the one the referee received last.
+                slowest = max(range(len(presses)), key=lambda i: (presses[i][1], i))
+                _close_window(s, nw, (presses[slowest][0],), f"seat {presses[slowest][0]} slapped last", ev)
+            else:
+                ev.append(Notice(seat, f"seat {seat} slaps the 9 at {at:g}s (H11)"))
+            return
+        if w[0] == p.window == "silent2":
+            return _close_window(s, w, (seat,), f"seat {seat} made the first sound", ev)
+    ev.append(Notice(seat, f"seat {seat} pressed; the window is closed"))
+
+
+def _tick(s: State, inp: Tick, ev: list[Event]) -> None:
+    if s.windows:
+        _slap_timeout(s, inp.at, ev)
 
 
 # ----- UNO (U)
@@ -1004,11 +1464,13 @@ def _call_uno(s: State, inp: CallUno, ev: list[Event]) -> None:
     if count == 1:
         if s.called & bit:
             return ev.append(Notice(seat, f"seat {seat} already called UNO"))
-        late = bool(s.exposed & bit)
+        # U3: late = another input came between the play that left one card and this call
+        # (the call pressed with the play, or right after it, is on time).
+        late = bool(s.exposed & bit) and s.seq > s.exposed_seq + 1
         s.exposed &= ~bit
         s.called |= bit
         return ev.append(UnoCalled(seat, late))
-    if count == 2 and seat == s.turn and s.phase == PLAY:
+    if (count == 2 or (count > 2 and s.rules.multi)) and seat == s.turn and s.phase == PLAY:
         s.armed |= bit  # said while laying down the second-to-last card
         return ev.append(Notice(seat, f"seat {seat} calls UNO with the card about to be played"))
     ev.append(Notice(seat, f"false UNO call: seat {seat} holds {count} cards"))
@@ -1091,7 +1553,7 @@ def _host_penalty(s: State, inp: HostPenalty, ev: list[Event]) -> None:
     _penalty(s, inp.seat, count, inp.rule, reason, ev)
 
 
-# ----- end of round (R1; scoring formats beyond the standard one come with issue 3)
+# ----- end of round (R1), scoring through table.matches (R2-R6, T1), host end
 
 
 def _end_round(s: State, winner: int, ev: list[Event]) -> None:
@@ -1100,20 +1562,128 @@ def _end_round(s: State, winner: int, ev: list[Event]) -> None:
     s.last_winner = winner
     s.called = s.exposed = s.caught = s.armed = 0
     s.pending = []
-    ev.append(RoundEnded(s.round, winner))
-    for seat in range(s.rules.n):
-        if seat != winner and s.hands[seat] > 0:
-            ev.append(RevealNeeded(seat, "score"))
+    s.lock = False
+    if s.rules.continuous:
+        s.finish = s.finish + (winner,)
+    for w in s.windows:
+        ev.append(WindowClosed(w[0], "H10" if w[0] == "silent2" else "H11", (), "the round is over"))
+    s.windows = ()
+    first = s.finish[0] if s.finish else winner
+    ev.append(RoundEnded(s.round, first))
+    s.winner = first
+    waiting = _awaiting_reveal(s)
+    for seat in waiting:
+        ev.append(RevealNeeded(seat, "score"))
+    if not waiting:
+        _score_round(s, ev)
 
 
-def _score_round(s: State, ev: list[Event]) -> None:
-    pts = s.rules.points
-    total = sum(pts[f] for faces in s.revealed.values() for f in faces)
-    s.scores[s.winner] += total
-    ev.append(RoundScored(s.round, s.winner, total, tuple(s.scores)))
-    if s.scores[s.winner] >= s.rules.target:
+def _round_result(s: State, confirmed: bool):
+    from table.scoring import RoundResult
+
+    n = s.rules.n
+    eliminated = set(s.match.eliminated) if s.match is not None else set()
+    seats = tuple(x for x in range(n) if x not in eliminated)
+    order = ()
+    if s.rules.continuous:
+        rest = sorted((x for x in seats if x not in s.finish), key=lambda x: (s.hands[x], x))
+        order = tuple(s.finish) + tuple(rest)
+    # model_construct: the referee builds these fields from its own checked state (card ids
+    # from CARD_IDS, seats in range), and scoring re-checks what it relies on.
+    return RoundResult.model_construct(
+        seats=seats,
+        winner=s.winner,
+        finishing_order=order,
+        hands={x: tuple(CARD_IDS[f] for f in faces) for x, faces in s.revealed.items()},
+        tracked_counts={x: s.hands[x] for x in seats},
+        host_confirmed=confirmed,
+        last_card=CARD_IDS[s.top] if s.top >= 0 else None,
+    )
+
+
+def _score_round(s: State, ev: list[Event], confirmed: bool = False) -> None:
+    from table.matches import Match
+    from table.scoring import check_counts
+
+    result = _round_result(s, confirmed)
+    mismatches = check_counts(result)
+    if mismatches and not confirmed:
+        # Never scored silently from a hand that disagrees with the count: the host decides.
+        s.held = tuple((m.seat, m.tracked, m.revealed) for m in mismatches)
+        ev.append(ScoreHeld(s.round, s.held))
+        return
+    for m in mismatches:
+        s.draw_count -= m.revealed - s.hands[m.seat]
+        s.hands[m.seat] = m.revealed
+        ev.append(HandCountCorrected(m.seat, m.tracked, m.revealed, "host", "host confirmed the revealed hand"))
+    r = s.rules
+    if s.match is None and r.empty_match is None:
+        r.empty_match = Match(r.match_config)  # built once per rule set, copied per match
+    match = (s.match if s.match is not None else r.empty_match).copy()
+    rec = match.apply(result)
+    s.match = match
+    s.held = ("scored",)
+    n = s.rules.n
+    s.scores = [match.seat_totals.get(x, 0) for x in range(n)]
+    seat_points = [0] * n
+    for sc in rec.scores:
+        for x, p in sc.seat_points.items():
+            seat_points[x] = p
+    winner = s.winner
+    ev.append(RoundScored(s.round, winner, seat_points[winner], tuple(s.scores), False, tuple(seat_points), match.config.format))
+    for x in rec.eliminated:
+        ev.append(SeatOut(x, "R6", f"eliminated with {match.seat_totals[x]} points"))
+    if match.over:
         s.phase = MATCH_OVER
-        ev.append(MatchEnded(s.winner, tuple(s.scores)))
+        seats = tuple(sorted(x for e in match.outcome.winners for x in match.entrants[e].seats))
+        ev.append(MatchEnded(seats[0] if seats else winner, tuple(s.scores), False, seats, match.outcome.ended_by or "target"))
+
+
+def _confirm_score(s: State, inp: ConfirmScore, ev: list[Event]) -> None:
+    if s.phase != ROUND_OVER or not s.held or s.held == ("scored",):
+        return _reject(s, inp, None, "no round score is waiting for the host", ev)
+    _score_round(s, ev, confirmed=True)
+
+
+def _host_end_round(s: State, inp: EndRound, ev: list[Event]) -> None:
+    if s.phase not in IN_ROUND and s.phase not in (FLIP, DEALER_DRAW):
+        return _reject(s, inp, inp.winner, f"no round in progress ({s.phase})", ev)
+    if inp.winner is None or s.phase in (FLIP, DEALER_DRAW):
+        if inp.winner is not None:
+            return _reject(s, inp, inp.winner, "the round has not started: it can only be voided (no winner)", ev)
+        s.phase = IDLE
+        s.pending = []
+        s.windows = ()
+        s.called = s.exposed = s.caught = s.armed = 0
+        s.challenger = s.challenged = s.colour_seat = s.swap_seat = -1
+        s.deferred = []
+        s.held = ()
+        ev.append(RoundVoided(s.round, inp.reason))
+        return
+    winner = inp.winner
+    if s.out >> winner & 1:
+        return _reject(s, inp, winner, f"seat {winner} is not in this round", ev)
+    if s.phase == COLOUR or s.phase == SWAP:
+        s.colour_seat = s.swap_seat = -1
+    s.challenger = s.challenged = -1
+    _flush_deferred(s, ev) if s.phase not in (COLOUR,) else None
+    s.phase = PLAY
+    old = s.hands[winner]
+    if old:
+        # The cards went somewhere the camera did not see; like a host count correction, the
+        # difference goes back to the draw pile so the 108 stay accounted for.
+        s.hands[winner] = 0
+        s.draw_count += old
+        ev.append(HandCountCorrected(winner, old, 0, "host", inp.reason))
+    if s.pending:  # A5: an owed draw is still drawn before the round ends
+        _resolve_pending(s, s.turn if s.turn != winner else next_seat(s, winner), ev, "owed when the round ended (A5)")
+    ev.append(Notice(winner, f"host: seat {winner} went out ({inp.reason})"))
+    _end_round(s, winner, ev)
+
+
+def match_summary(state: State):
+    """The match so far as a `table.summary.MatchSummary` (None before the first scored round)."""
+    return state.match.summary() if state.match is not None else None
 
 
 _HANDLERS: dict[type, Any] = {
@@ -1131,6 +1701,12 @@ _HANDLERS: dict[type, Any] = {
     SeatGesture: _gesture,
     CorrectCount: _correct_count,
     HostPenalty: _host_penalty,
+    SwapHands: _swap,
+    Attack: _attack,
+    Tick: _tick,
+    EndRound: _host_end_round,
+    ConfirmScore: _confirm_score,
+    _WindowPress: _window_press,
 }
 
 
@@ -1148,7 +1724,7 @@ def snapshot(s: State) -> dict[str, Any]:
     if s.phase == REVEAL:
         awaiting_reveal = [s.challenged]
     elif s.phase == ROUND_OVER:
-        awaiting_reveal = [x for x in range(n) if x != s.winner and x not in s.revealed and s.hands[x] > 0]
+        awaiting_reveal = _awaiting_reveal(s)
     return {
         "seq": s.seq,
         "rules": s.rules.config.name,
@@ -1180,5 +1756,17 @@ def snapshot(s: State) -> dict[str, Any]:
         "winner": s.winner if s.winner >= 0 else None,
         "scores": list(s.scores),
         "target": s.rules.target,
+        "format": s.rules.match_config.format,
         "turns": s.turns,
+        "out": seats(s.out),
+        "finish_order": list(s.finish),
+        "swap": s.swap_seat if s.phase == SWAP else None,
+        "colour_locked": s.lock,
+        "windows": [
+            {"window": w[0], "seat": w[1], "rule": "H10" if w[0] == "silent2" else "H11",
+             "presses": [list(p) for p in w[3]] if w[0] == "slap9" else []}
+            for w in s.windows
+        ],
+        "score_held": [list(m) for m in s.held] if s.held and s.held != ("scored",) else None,
+        "match_over": s.match.over if s.match is not None else False,
     }

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from table.errors import ConfigError
 
@@ -107,46 +107,116 @@ class PointsConfig(BaseModel):
 
 
 class ScoringConfig(BaseModel):
-    """Scoring and match format (section R; issue 3 adds the other formats)."""
+    """Scoring and match format (section R). The referee keeps a `table.matches.Match` built
+    from these fields (see `RulesConfig.match_config`)."""
 
     model_config = ConfigDict(**_STRICT, title="Scoring")
 
     points: PointsConfig = Field(default_factory=PointsConfig, description="D2: the point table.")
-    format: Literal["standard"] = Field(
+    format: Literal["standard", "negative", "loss-points", "chips", "continuous", "elimination"] = Field(
         "standard",
-        description="R2: 'standard' = the winner scores the points left in the other hands. "
-        "(Negative, loss-points, chips, continuous and elimination come with issue 3.)",
+        description="R2 'standard' = the winner scores the points left in the other hands, "
+        "highest total wins; R3 'negative' = own hand points, lowest wins; R4 'loss-points' = "
+        "first to the target loses, 'chips' = losers pay the winner; R5 'continuous' = the "
+        "round goes on until one player is left, rank points; R6 'elimination' = reaching the "
+        "threshold eliminates the player, last one left wins.",
     )
-    target: int = Field(500, ge=1, le=100000, description="R2: points that win the match.")
+    target: int | None = Field(
+        None, ge=1, le=100000,
+        description="R2-R6: points that end the match / the elimination threshold / the chip "
+        "stake (default 500; 15 for continuous).",
+    )  # fmt: skip
+    max_rounds: int | None = Field(
+        None, ge=1, le=10000, description="Round cap: the match stops there (reported as 'round-cap')."
+    )
+    last_card_action: Literal["allowed", "draw-one"] = Field(
+        "allowed",
+        description="R7 (seed 002): 'draw-one' = the last card may not be an action or wild "
+        "card; a player going out on one draws one more card that turn.",
+    )
 
 
 class HouseRules(BaseModel):
-    """House rules (section H), all off by default. Implemented by issue 3: switching one on
-    before that is refused at load."""
+    """House rules (section H), all off by default."""
 
     model_config = ConfigDict(**_STRICT, title="House rules")
 
     stack_draw2: bool = Field(False, description="H1: a Draw Two may be stacked on a pending Draw Two.")
-    stack_draw4: bool = Field(False, description="H2: a Wild Draw Four may be stacked on a pending draw.")
-    deflect: bool = Field(False, description="H3: a same-colour Skip/Reverse deflects a pending Draw Two.")
-    follow_stack_colour: bool = Field(False, description="H4: after a stack is drawn, follow the colour of its last Draw Two.")
-    jump_in: bool = Field(False, description="H5: a card identical to the top card may be played out of turn.")
-    multi_play: bool = Field(False, description="H6: several cards of one number or symbol in one turn.")
-    draw_until_playable: bool = Field(False, description="H7: keep drawing until a playable card comes.")
-    seven_o: bool = Field(False, description="H8: a 0 rotates hands, a 7 swaps hands.")
-    red0_draw10: bool = Field(False, description="H9: red 0 makes the next player draw ten.")
-    silent2: bool = Field(False, description="H10: after a 2, the first to make a sound draws 2.")
-    slap9: bool = Field(False, description="H11: after a 9, the last seat to press draws 2.")
-    attack_mode: bool = Field(False, description="H12: the table says how many cards a launcher would give.")
+    stack_draw4: bool = Field(
+        False, description="H2: a Wild Draw Four may be stacked on a pending Draw Two or Wild Draw Four."
+    )
+    draw2_pair_on_draw4: bool = Field(
+        False,
+        description="H2 seed 003 variant: a same-colour pair of Draw Twos may cover a pending "
+        "Wild Draw Four; a single Draw Two may not cover a pair.",
+    )
+    deflect: bool = Field(
+        False,
+        description="H3: on a pending Draw Two, a same-colour Skip passes the count to the player "
+        "after next, a same-colour Reverse sends it back to the previous player.",
+    )
+    follow_stack_colour: bool = Field(
+        False, description="H4: after a stack is drawn, the next player must follow the colour of its last Draw Two."
+    )
+    jump_in: Literal["off", "any", "number-only", "coloured-only"] = Field(
+        "off",
+        description="H5: a card identical to the top card may be played out of turn: 'any' card, "
+        "'number-only' (seed 004) or 'coloured-only' (no wild cards, seed 003).",
+    )
+    jump_in_own: bool = Field(True, description="H5 (seed 004): a player may jump in on their own card.")
+    multi_play: Literal["off", "same-rank", "identical-pair"] = Field(
+        "off",
+        description="H6: 'same-rank' = several cards of one number or symbol in one turn (n "
+        "Skips skip n players; the colour is the top card's, so the player picks); "
+        "'identical-pair' (seed 002) = an identical pair together, its effect applies once.",
+    )
+    draw_until_playable: Literal["off", "playable", "playable-number"] = Field(
+        "off",
+        description="H7: keep drawing until a playable card comes, then play it ('playable-number': "
+        "until a playable number card, seed 002).",
+    )
+    seven_o: bool = Field(False, description="H8: a 0 rotates hands in the direction of play (hand counts move).")
+    seven_o_zero: Literal["any", "current-colour"] = Field(
+        "any", description="H8: which 0 rotates hands: any, or only a 0 of the current colour (seed 002)."
+    )
+    seven_o_seven: bool = Field(
+        True, description="H8: with seven_o, a 7 swaps hands with a seat its player names (seed 003)."
+    )
+    red0_draw10: bool = Field(False, description="H9: red 0 makes the next player draw ten and lose the turn.")
+    silent2: bool = Field(
+        False,
+        description="H10: after a 2 nobody may make a sound; the first seat-button press is a "
+        "sound and draws 2; the silence ends then or when the player of the 2 plays again.",
+    )
+    slap9: bool = Field(False, description="H11: after a 9 every seat presses; the slowest draws 2.")
+    slap9_limit: float = Field(
+        3.0, gt=0.0, le=60.0,
+        description="H11: seconds after the 9 (or the first press) within which every seat must press.",
+    )  # fmt: skip
+    slap_penalty: int = Field(2, ge=0, le=10, description="H10/H11: cards drawn by the loud or slow seat.")
+    attack_mode: bool = Field(
+        False,
+        description="H12: instead of drawing one card, the player presses the (virtual) launcher: "
+        "the table says how many cards it gives, 0..attack_max, from a roll in the input.",
+    )
+    attack_max: int = Field(4, ge=1, le=10, description="H12: most cards one launcher press gives.")
 
 
 class TeamsConfig(BaseModel):
-    """Teams (section T; issue 3)."""
+    """Teams (section T)."""
 
     model_config = ConfigDict(**_STRICT, title="Teams")
 
-    mode: Literal["none", "partners"] = Field(
-        "none", description="T1: 'partners' = teams of two with 4 players sitting opposite."
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _alias(cls, v: Any) -> Any:
+        return "fixed" if v == "partners" else v  # RULES.md T1 calls them partners
+
+    mode: Literal["none", "fixed", "rotating", "by-draw"] = Field(
+        "none",
+        description="T1 'fixed' = teams of two with 4 players, partners opposite (seats 0&2, 1&3). "
+        "T2 'rotating' and T3 'by-draw' are kept by table.matches for the host; the referee of "
+        "one table refuses them.",
     )
 
 
@@ -172,29 +242,95 @@ class RulesConfig(BaseModel):
                 f"setup.hand_size={self.setup.hand_size} with players={self.players} needs "
                 f"{self.setup.hand_size * self.players + 1} cards but the deck has 108"
             )
-        if self.teams.mode == "partners" and self.players != 4:
-            problems.append(f"teams.mode='partners' needs players=4, got players={self.players}")
+        t = self.teams.mode
+        if t in ("rotating", "by-draw"):
+            problems.append(
+                f"teams.mode={t!r}: the referee of one table keeps fixed teams only; run "
+                "rotating (T2) and by-draw (T3) matches with table.matches"
+            )
         h = self.house
         if h.deflect and not h.stack_draw2:
             problems.append("house.deflect needs house.stack_draw2 (deflecting passes a pending stack)")
         if h.follow_stack_colour and not (h.stack_draw2 or h.stack_draw4):
             problems.append("house.follow_stack_colour needs house.stack_draw2 or house.stack_draw4")
+        if h.draw2_pair_on_draw4 and not h.stack_draw4:
+            problems.append("house.draw2_pair_on_draw4 needs house.stack_draw4 (a pair covers a stacked Wild Draw Four)")
+        if h.seven_o_zero != "any" and not h.seven_o:
+            problems.append("house.seven_o_zero needs house.seven_o")
+        if not h.seven_o_seven and not h.seven_o:
+            problems.append("house.seven_o_seven=false needs house.seven_o")
+        if h.jump_in == "off" and not h.jump_in_own:
+            problems.append("house.jump_in_own=false needs house.jump_in")
+        if h.attack_mode and h.draw_until_playable != "off":
+            problems.append("house.attack_mode and house.draw_until_playable both replace the turn's draw: choose one")
+        if self.scoring.format == "continuous" and self.players < 3:
+            problems.append("scoring.format='continuous' needs players>=3 (with 2 the first out decides the round)")
+        if self.scoring.format == "elimination" and self.players < 3:
+            problems.append("scoring.format='elimination' needs players>=3")
+        if not problems:
+            try:
+                self.match_config()
+            except ValidationError as exc:
+                for err in exc.errors():
+                    msg = err["msg"].removeprefix("Value error, ")
+                    problems.append(
+                        f"teams.mode/scoring.format/players: {msg}".replace("teams=", "teams.mode=")
+                        .replace("format=", "scoring.format=")
+                    )
         if problems:
             raise ValueError("; ".join(problems))
-        # Options that exist for issue 3 but do nothing yet are refused, never silently ignored.
-        todo = [f"house.{k}" for k, v in h if v]
-        if self.teams.mode != "none":
-            todo.append("teams.mode")
-        if todo:
-            raise ValueError(f"{', '.join(todo)}: not implemented yet (house rules and teams come with issue 3)")
         return self
+
+    def match_config(self):
+        """The `table.matches.MatchConfig` this rule set scores with (R2-R6, T1)."""
+        from table.matches import MatchConfig
+        from table.scoring import PointTable
+
+        pts = self.scoring.points
+        return MatchConfig(
+            format=self.scoring.format,
+            players=self.players,
+            target=self.scoring.target,
+            points=PointTable(action=pts.action, wild=pts.wild, wild_draw4=pts.wild_draw4),
+            teams=self.teams.mode,
+            max_rounds=self.scoring.max_rounds,
+        )
 
 
 #: Named presets: overrides on top of the defaults (which are the official rules).
 PRESETS: dict[str, dict[str, Any]] = {
     "official": {"name": "official"},
     "two-player": {"name": "two-player", "players": 2},
-}
+    # Seed 002, the house rules of the Chinese teaching sheet, all of them.
+    "seed-house": {
+        "name": "seed-house",
+        "play": {"play_drawn": "number-only", "wild_draw4_legal": "no-playable-card"},
+        "scoring": {"last_card_action": "draw-one"},
+        "house": {
+            "stack_draw2": True, "stack_draw4": True, "deflect": True, "follow_stack_colour": True,
+            "jump_in": "any", "multi_play": "identical-pair", "draw_until_playable": "playable-number",
+            "seven_o": True, "seven_o_zero": "current-colour", "seven_o_seven": False,
+            "red0_draw10": True, "silent2": True, "slap9": True,
+        },
+    },
+    # The spirit of UNO No Mercy with the standard deck: heavy stacking, no escape by drawing
+    # one card, hands that move; no jump-in or seat-button games (they slow a table down).
+    "no-mercy-lite": {
+        "name": "no-mercy-lite",
+        "house": {
+            "stack_draw2": True, "stack_draw4": True, "deflect": True,
+            "draw_until_playable": "playable", "seven_o": True, "multi_play": "same-rank",
+        },
+    },
+    # A loud evening: stacking, jump-in, Seven-O, draw until playable.
+    "party": {
+        "name": "party",
+        "house": {
+            "stack_draw2": True, "stack_draw4": True, "jump_in": "any", "seven_o": True,
+            "draw_until_playable": "playable",
+        },
+    },
+}  # fmt: skip
 
 
 def _merge(base: dict, over: dict) -> dict:

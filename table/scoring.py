@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from table.cards import parse_card
+from table.cards import CARD_IDS, parse_card
 from table.errors import InvalidCardError, UnoTableError
 
 Format = Literal["standard", "negative", "loss-points", "chips", "continuous", "elimination"]
@@ -45,10 +45,21 @@ class CountMismatchError(ScoringError):
 def card_kind(card: str) -> tuple[str, int | None]:
     """('number', n), (action, None) or (wild, None) for a card identifier (InvalidCardError
     for anything that is not one of the 54 faces, 'back' included)."""
+    kind = _KINDS.get(card) if isinstance(card, str) else None
+    if kind is None:
+        parse_card(card)  # raises the InvalidCardError naming the card
+    return kind  # type: ignore[return-value]
+
+
+def _kind_of(card: str) -> tuple[str, int | None]:
     parsed = parse_card(card)
     if parsed.is_number:
         return "number", int(parsed.rank)
     return parsed.rank, None
+
+
+# Every scored round looks up each revealed card: one dict lookup, not a parse.
+_KINDS: dict[str, tuple[str, int | None]] = {c: _kind_of(c) for c in CARD_IDS}
 
 
 class PointTable(BaseModel):
@@ -304,7 +315,7 @@ def score_round(
         if len(order) < len(seats) - 1:
             raise ScoringError("continuous mode needs finishing_order for all but the last seat")
         order += [s for s in seats if s not in order]
-        return RoundScore(
+        return RoundScore.model_construct(  # computed here from validated data
             winner=winner,
             hand_points={s: points.hand(result.hands[s]) for s in result.hands},
             seat_points=rank_scores(order),
@@ -353,7 +364,7 @@ def score_round(
             team_points[i] = (
                 seat_points[team[0]] if fmt == "standard" else sum(seat_points[m] for m in team)
             )
-    return RoundScore(
+    return RoundScore.model_construct(  # computed here from validated data
         winner=winner,
         hand_points=hand,
         seat_points=seat_points,

@@ -19,6 +19,7 @@ from typing import Any
 from table.cards import (
     CARD_IDS,
     COLOURS,
+    DRAW2,
     FACE_COLOUR,
     FACE_RANK,
     WILD,
@@ -30,10 +31,13 @@ from table.events import (
     ChallengeResolved,
     DeckReshuffled,
     Event,
+    HandsMoved,
     IllegalPlay,
+    ScoreHeld,
     StarterReturned,
 )
 from table.inputs import (
+    Attack,
     Challenge,
     DealerDraw,
     Draw,
@@ -44,6 +48,8 @@ from table.inputs import (
     Reveal,
     SeatGesture,
     StartRound,
+    SwapHands,
+    Tick,
 )
 from table.log import MemoryLog
 from table.referee import (
@@ -56,8 +62,12 @@ from table.referee import (
     PLAY,
     REVEAL,
     ROUND_OVER,
+    SWAP,
     Rules,
     State,
+    _may_jump_in,
+    _stack_reason,
+    _until_stop,
     advance,
     is_playable,
     wild_draw4_allowed,
@@ -66,7 +76,8 @@ from table.rules import RulesConfig
 
 POLICIES = ("random", "greedy")
 _DECK = deck_faces()
-_WATCHED = frozenset({CardsDrawn, DeckReshuffled, IllegalPlay, ChallengeResolved})
+_WATCHED = frozenset({CardsDrawn, DeckReshuffled, IllegalPlay, ChallengeResolved, HandsMoved, ScoreHeld})
+_SELF_DRAWN = frozenset({"P5", "H7"})  # draws the simulated player made and reported itself
 
 
 @dataclass
@@ -80,7 +91,12 @@ class SimOptions:
     bluff_rate: float = 0.0  # a player plays a Wild Draw Four illegally when it could
     voluntary_draw: float = 0.0  # a player with a playable card draws anyway (P5)
     max_inputs: int = 20000  # a round longer than this is stopped and reported
-
+    # House rules (used only when the rules turn them on):
+    stack_rate: float = 0.8  # a seat facing a pending draw adds to it when it can (H1-H3)
+    jump_rate: float = 0.5  # a seat holding the top card's twin jumps in (H5)
+    multi_rate: float = 0.7  # a seat plays all its cards of the chosen rank at once (H6)
+    sound_rate: float = 0.03  # during Silent 2, some seat makes a sound on an occasion (H10)
+    slow_slap: float = 0.05  # during Slap 9, a seat never presses (closed by a tick, H11)
 
 @dataclass
 class SimGame:
@@ -164,7 +180,7 @@ class Simulator:
             if t not in _WATCHED:
                 continue
             if t is CardsDrawn:
-                if e.rule != "P5":  # the simulator took the voluntary draw itself
+                if e.rule not in _SELF_DRAWN:  # the simulator took its own draws itself
                     self._take(e.seat, e.count)
             elif t is DeckReshuffled:
                 if self._reshuffled_early:
@@ -175,6 +191,12 @@ class Simulator:
                 raise AssertionError(f"simulated player made an illegal play: {e.text()}")
             elif t is ChallengeResolved and e.guilty != self._wd4_bluff:
                 raise AssertionError(f"challenge verdict contradicts the true hand: {e.text()}")
+            elif t is HandsMoved:  # H8: the real hands move as the referee's counts did
+                old = [h for h in self.hands]
+                for a, b in e.moves:
+                    self.hands[b] = old[a]
+            elif t is ScoreHeld:
+                raise AssertionError(f"revealed hands disagree with the referee's counts: {e.text()}")
         return events
 
     # ----- a round
@@ -191,7 +213,8 @@ class Simulator:
         self._shuffle(self.pile)
         self.discard = []
         hs = self.rules.hand_size
-        self.hands = [[self.pile.pop() for _ in range(hs)] for _ in range(self.n)]
+        out = st.out
+        self.hands = [[] if out >> x & 1 else [self.pile.pop() for _ in range(hs)] for x in range(self.n)]
         while st.phase == FLIP:
             face = self.pile.pop()
             self.discard.append(face)
@@ -225,30 +248,47 @@ class Simulator:
         phase = st.phase
         rng = self.rng
         opt = self.opt
+        r = self.rules
+        if st.windows and r.silent2 and opt.sound_rate and rng.random() < opt.sound_rate:
+            if any(w[0] == "silent2" for w in st.windows):
+                self._press(self._random_live(), "press")  # someone made a sound (H10)
+                return
         if phase == PLAY:
             seat = st.turn
+            if r.jump and opt.jump_rate and self._try_jump_in():
+                return
             hand = self.hands[seat]
+            if st.pending:
+                return self._answer_stack(seat, hand)
             # is_playable inlined: this line runs for every turn of every simulated game
             colour = st.colour
-            top_rank = FACE_RANK[st.top] if st.top < WILD else -1
+            top_rank = FACE_RANK[st.top] if st.top < WILD and not st.lock else -1
             legal = [f for f in hand if f >= WILD or FACE_COLOUR[f] == colour or FACE_RANK[f] == top_rank]
             if legal and WILD_DRAW4 in legal and not wild_draw4_allowed(st, hand):
                 if not (opt.bluff_rate and rng.random() < opt.bluff_rate):
                     legal = [f for f in legal if f != WILD_DRAW4]
             if legal and not (opt.voluntary_draw and rng.random() < opt.voluntary_draw):
-                self._play(seat, self._choose(seat, legal))
+                face = self._choose(seat, legal)
+                if r.multi and face < WILD:
+                    return self._play_many(seat, face)
+                self._play(seat, face)
+            elif r.attack:
+                self.clock += 0.5
+                self.feed(Attack(roll=rng.random()), {"seat": seat})
             else:
                 self._draw(seat)
         elif phase == DRAWN:
             seat = st.turn
             face = self._drawn_face
-            ok = is_playable(st, face)
+            ok = is_playable(st, face) and not (st.lock and face < WILD and FACE_COLOUR[face] != st.colour)
             if ok and st.rules.drawn_number_only and (face >= WILD or FACE_RANK[face] >= 10):
                 ok = False
             if ok and face == WILD_DRAW4 and not wild_draw4_allowed(st, self.hands[seat]):
                 ok = False
             if ok:
                 self._play(seat, face)
+            elif r.until and not _until_stop(st, face) and (self.pile or len(self.discard) > 1):
+                self._draw(seat)  # H7: keep drawing
             else:
                 self._press(seat, "hold")  # pass after drawing
         elif phase == COLOUR:
@@ -257,6 +297,8 @@ class Simulator:
             self.feed(NameColour(colour=self._best_colour(seat)), {"seat": seat})
         elif phase == CHALLENGE:
             seat = st.challenger
+            if r.stacking and self._stack_choice(seat, self.hands[seat]) is not None and rng.random() < opt.stack_rate:
+                return self._answer_stack(seat, self.hands[seat])
             if opt.challenge_rate and rng.random() < opt.challenge_rate:
                 self._press(seat, "press")
             else:
@@ -264,8 +306,71 @@ class Simulator:
         elif phase == REVEAL:
             seat = st.challenged
             self.feed(Reveal(seat=seat, cards=tuple(CARD_IDS[f] for f in self.hands[seat])), {"seat": seat})
+        elif phase == SWAP:
+            seat = st.swap_seat
+            # H8: swap with the seat holding the fewest cards (ties: the nearest seat number)
+            others = [x for x in range(self.n) if x != seat and not st.out >> x & 1]
+            target = min(others, key=lambda x: (len(self.hands[x]), x))
+            self.clock += 0.5
+            self.feed(SwapHands(target=target), {"seat": seat})
         else:  # pragma: no cover - the loop only calls in a round
             raise AssertionError(f"simulator stuck in phase {phase}")
+
+    def _random_live(self) -> int:
+        st = self.state
+        live = [x for x in range(self.n) if not st.out >> x & 1]
+        return live[int(self.rng.random() * len(live))]
+
+    def _try_jump_in(self) -> bool:
+        """H5: a seat (not the turn seat) holding the top card's twin jumps in."""
+        st = self.state
+        top = st.top
+        if top < 0 or self.rng.random() >= self.opt.jump_rate:
+            return False
+        for x in range(self.n):
+            if x == st.turn or top not in self.hands[x]:
+                continue
+            if not _may_jump_in(st, x, [top]):
+                continue
+            if top == WILD_DRAW4 and not wild_draw4_allowed(st, self.hands[x]):
+                continue
+            self._play(x, top, explicit=True)
+            return True
+        return False
+
+    def _stack_choice(self, seat: int, hand: list[int]) -> list[int] | None:
+        st = self.state
+        for f in hand:
+            if f == WILD_DRAW4 and not wild_draw4_allowed(st, hand):
+                continue
+            if _stack_reason(st, [f]) is None:
+                return [f]
+        if self.rules.pair_on4:
+            for f in hand:
+                if FACE_RANK[f] == DRAW2 and hand.count(f) >= 2 and _stack_reason(st, [f, f]) is None:
+                    return [f, f]
+        return None
+
+    def _answer_stack(self, seat: int, hand: list[int]) -> None:
+        """Facing a pending draw: add to it (H1-H3) or draw it all."""
+        choice = self._stack_choice(seat, hand)
+        if choice is not None and self.rng.random() < self.opt.stack_rate:
+            return self._play_cards(seat, choice, explicit=True)
+        self.clock += 0.5
+        self.feed(Draw(seat=seat), {"seat": seat})
+
+    def _play_many(self, seat: int, face: int) -> None:
+        """H6: play every card of the chosen rank (same-rank), or an identical pair."""
+        hand = self.hands[seat]
+        mode = self.rules.multi
+        if mode == "same-rank":
+            group = [f for f in hand if f < WILD and FACE_RANK[f] == FACE_RANK[face] and f != face]
+        else:
+            group = [face] if hand.count(face) >= 2 else []
+        if not group or self.rng.random() >= self.opt.multi_rate:
+            return self._play(seat, face)
+        # The chosen (playable) card goes at the bottom; the top card's colour is the pick.
+        self._play_cards(seat, [face] + group[:3])
 
     def _choose(self, seat: int, legal: list[int]) -> int:
         if self.policies[seat] == "random" or len(legal) == 1:
@@ -281,25 +386,78 @@ class Simulator:
                 counts[c] += 1
         return COLOURS[counts.index(max(counts))]
 
-    def _play(self, seat: int, face: int) -> None:
+    def _play(self, seat: int, face: int, explicit: bool = False) -> None:
+        if explicit or self.rules.slap9:
+            return self._play_cards(seat, [face], explicit)
+        # one card by the turn seat: the lean path (every turn of every simulated game)
         hand = self.hands[seat]
         if face == WILD_DRAW4:  # the truth a challenge must find (checked in feed)
             self._wd4_bluff = not wild_draw4_allowed(self.state, hand)
         hand.remove(face)
         self.discard.append(face)
         self.clock += 1.0
-        forgot = False
         self.feed(Play(cards=(CARD_IDS[face],)), {"seat": seat, "card": CARD_IDS[face]} if self.record else None)
+        if self.state.windows:
+            self._slap(None)
         if len(hand) == 1:
-            opt = self.opt
-            forgot = bool(opt.forget_uno) and self.rng.random() < opt.forget_uno
-            if not forgot:
-                self._press(seat, "press")
-            elif opt.catch_rate and self.rng.random() < opt.catch_rate:
-                catcher = (seat + 1 + self.rng.randrange(self.n - 1)) % self.n
-                self._press(catcher, "double")
-            if self.record:
-                self.game.truth[-1 if forgot else -2]["forgot_uno"] = forgot
+            self._after_one_left(seat, len(self.game.truth) - 1)
+
+    def _play_cards(self, seat: int, faces: list[int], explicit: bool = False) -> None:
+        """Place `faces` (bottom to top). `explicit`: the seat is reported (a jump-in, or a
+        seat answering a stack), otherwise the referee infers the turn seat."""
+        hand = self.hands[seat]
+        if WILD_DRAW4 in faces:  # the truth a challenge must find (checked in feed)
+            self._wd4_bluff = not wild_draw4_allowed(self.state, hand)
+        for f in faces:
+            hand.remove(f)
+        self.discard.extend(faces)
+        self.clock += 1.0
+        cards = tuple(CARD_IDS[f] for f in faces)
+        at = self.clock if self.rules.slap9 else None
+        self.feed(
+            Play(cards=cards, seat=seat if explicit else None, at=at),
+            {"seat": seat, "card": cards[-1]} if self.record else None,
+        )
+        played_at = len(self.game.truth) - 1
+        st = self.state
+        if st.windows:
+            self._slap(at)
+        if len(hand) == 1:
+            self._after_one_left(seat, played_at)
+
+    def _after_one_left(self, seat: int, played_at: int) -> None:
+        opt = self.opt
+        forgot = bool(opt.forget_uno) and self.rng.random() < opt.forget_uno
+        if not forgot:
+            self._press(seat, "press")
+        elif opt.catch_rate and self.rng.random() < opt.catch_rate:
+            catcher = (seat + 1 + self.rng.randrange(self.n - 1)) % self.n
+            self._press(catcher, "double")
+        if self.record:
+            self.game.truth[played_at]["forgot_uno"] = forgot
+
+    def _slap(self, start: float | None) -> None:
+        """H11: every seat in the game slaps the 9 after its own reaction time; a slow seat
+        may never press, and the table clock (a tick) closes the window."""
+        st = self.state
+        if not any(w[0] == "slap9" and not w[3] for w in st.windows):
+            return
+        rng = self.rng
+        t0 = self.clock if start is None else start
+        presses = []
+        for x in range(self.n):
+            if st.out >> x & 1:
+                continue
+            if self.opt.slow_slap and rng.random() < self.opt.slow_slap:
+                continue
+            presses.append((t0 + 0.15 + rng.random(), x))
+        presses.sort()
+        for t, x in presses:
+            self.feed(SeatGesture(seat=x, gesture="press", at=t), {"seat": x} if self.record else None)
+        self.clock = max([t0] + [t for t, _ in presses]) + 0.1
+        if any(w[0] == "slap9" for w in st.windows):
+            self.clock = t0 + self.rules.slap_limit + 0.5
+            self.feed(Tick(at=self.clock))
 
     def _draw(self, seat: int) -> None:
         if not self.pile:

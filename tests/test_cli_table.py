@@ -46,5 +46,5 @@ def test_bad_arguments_and_files_are_one_line_errors(tmp_path):
     assert out.returncode == 2 and "no such log file" in out.stderr
     out = run("simulate", "--players", "11", "--games", "1")
     assert out.returncode == 2 and "players" in out.stderr and "Traceback" not in out.stderr
-    out = run("simulate", "--set", "house.seven_o=true", "--games", "1")
-    assert out.returncode == 2 and "not implemented yet" in out.stderr
+    out = run("simulate", "--set", "house.deflect=true", "--games", "1")
+    assert out.returncode == 2 and "house.deflect needs house.stack_draw2" in out.stderr

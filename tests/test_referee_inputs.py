@@ -58,6 +58,11 @@ def test_every_input_kind_round_trips_from_json():
         "host_penalty": {"seat": 0, "count": 2, "rule": "P8"},
         "amend": {"target": 3, "input": {"kind": "play", "cards": ["red-7"], "seat": 2}},
         "undo": {"target": 3},
+        "swap": {"target": 2, "seat": 1},
+        "attack": {"roll": 0.25},
+        "tick": {"at": 14.0},
+        "end_round": {"winner": 1, "reason": "camera missed the last card"},
+        "confirm_score": {"reason": "seat 2 dropped a card"},
     }
     assert set(samples) == set(INPUT_TYPES)
     for kind, fields in samples.items():

@@ -239,6 +239,9 @@ def test_going_out_on_draw_two_next_still_draws_and_counts_in_score():
     t.reveal(3, "red-2")
     before = t.snap["scores"][1]
     t.reveal(2, *(["blue-9"] * 7 + ["wild", "red-skip"]))  # the two drawn cards count
+    # seats 0 and 3 showed one card each but hold 7: the host confirms before scoring
+    assert t.snap["score_held"] == [[0, 7, 1], [3, 7, 1]] and t.snap["scores"][1] == before
+    t.send({"kind": "confirm_score"})
     assert t.snap["scores"][1] - before == 1 + 2 + 63 + 50 + 20
 
 

@@ -85,7 +85,7 @@ def test_penalty_draws_ordered_to_the_skipped_player_do_not_close_the_window():
 def test_late_call_before_any_catch_cancels_the_penalty():
     t = _at_two()
     t.play("blue-7")
-    t.clock += 10
+    t.send({"kind": "tick", "at": 10.0})  # a moment passed in which a catch would have counted
     t.call(1)
     assert t.one("uno_called").late
     t.double(3)
@@ -207,3 +207,16 @@ def test_two_players_after_a_skip_the_window_stays_open_until_the_opponent_begin
     u.play("blue-skip")
     u.play("blue-3")  # goes out: the table does not catch a player for its own next turn
     assert "uno_caught" not in u.kinds() and u.snap["phase"] == "round-over"
+
+
+@pytest.mark.rule("U1", "U3")
+def test_a_call_right_after_the_play_is_not_late_but_one_after_another_input_is():
+    t = _at_two()
+    t.play("blue-7")
+    t.call(1)  # the very next input: said with the card
+    assert not t.one("uno_called").late
+    u = _at_two()
+    u.play("blue-7")
+    u.press(3)  # seat 3's false call (U4) came first: the window had passed
+    u.call(1)
+    assert u.one("uno_called").late

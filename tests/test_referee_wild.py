@@ -44,7 +44,7 @@ def test_wild_draw_four_accepted_next_draws_four_and_loses_turn():
     offer = t.one("challenge_offered")
     assert (offer.seat, offer.against, offer.count) == (2, 1, 4)
     assert t.snap["awaiting"]["challenge"] == 2
-    assert t.snap["pending_draws"] == [{"seat": 2, "count": 4, "rule": "W2", "from": 1}]
+    assert t.snap["pending_draws"] == [{"seat": 2, "count": 4, "rule": "W2", "from": 1, "card": "draw4"}]
     t.hold(2)  # hold by the seat told to draw 4 = accept
     assert t.one("penalty_ordered").count == 4 and t.hands[2] == 11
     assert t.one("turn_skipped").seat == 2 and t.turn == 3 and t.snap["pending_draws"] == []

@@ -75,10 +75,10 @@ def test_contradictions_are_refused_naming_the_fields():
     assert "teams.mode" in str(info.value) and "players=3" in str(info.value)
 
 
-@pytest.mark.parametrize("field", ["jump_in", "stack_draw2", "seven_o", "slap9", "multi_play"])
-def test_options_not_implemented_yet_are_refused_not_ignored(field):
-    with pytest.raises(ConfigError, match=f"house.{field}: not implemented yet"):
-        load_rules(overrides={"house": {field: True}})
+@pytest.mark.parametrize("mode", ["rotating", "by-draw"])
+def test_team_modes_the_referee_cannot_keep_are_refused_not_ignored(mode):
+    with pytest.raises(ConfigError, match=f"teams.mode='{mode}'"):
+        load_rules(overrides={"teams": {"mode": mode}})
 
 
 def test_bounds_are_enforced():
