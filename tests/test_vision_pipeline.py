@@ -63,7 +63,8 @@ def test_detections_on_the_low_res_stream_come_back_in_main_stream_pixels():
             seen.append(image.shape)
             return [CardDetection("blue-1", 0.9, (10, 20, 30, 60), ((10, 20), (30, 20), (30, 60), (10, 60)))]
 
-    pipe = VisionPipeline(VisionConfig(calibration=CalibrationConfig(use_mat=False)), detector=Lores())
+    cfg = VisionConfig(calibration=CalibrationConfig(use_mat=False), detect_on="lores")
+    pipe = VisionPipeline(cfg, detector=Lores())
     main = np.zeros((720, 1280, 3), np.uint8)
     lores = np.zeros((360, 640, 3), np.uint8)
     r = pipe.process(Frame(1, 0.0, main, lores))

@@ -223,3 +223,9 @@ class VisionConfig(_Strict):
         default_factory=CalibrationConfig, description="Mat and zones."
     )
     tracker: TrackerConfig = Field(default_factory=TrackerConfig, description="Tracker settings.")
+    detect_on: Literal["main", "lores"] = Field(
+        "main",
+        description="Stream the detector reads when the camera has two (picamera2). The shipped "
+        "recognizer shrinks the frame for its detector itself and reads each card from the full "
+        "resolution, so `main`; `lores` saves the resize for a single-stage model.",
+    )

@@ -135,3 +135,10 @@ class ZoneMonitor:
                 mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
             self._mask_key, self._mask = key, mask
         return self._mask
+
+    def watches(self, point: tuple[float, float], f: FrameFeatures) -> bool:
+        """Is this frame point inside the watched (grown) area?"""
+        h, w = f.grey.shape
+        m = self._watched(w, h, f.scale)
+        x, y = int(point[0] * f.scale), int(point[1] * f.scale)
+        return 0 <= x < w and 0 <= y < h and bool(m[y, x])

@@ -60,9 +60,10 @@ class VisionPipeline:
         elif changed:
             self.tracker.set_zones(zones)
         t1 = time.perf_counter()
-        image = frame.detect_image
+        use_lores = frame.lores is not None and self.config.detect_on == "lores"
+        image = frame.lores if use_lores else frame.image
         dets = self.detector.detect(image, frame.truth)
-        if frame.lores is not None:
+        if use_lores:
             (w, h), (lw, lh) = frame.size, image.shape[1::-1]
             dets = [_scale_detection(d, w / lw, h / lh) for d in dets]
         t2 = time.perf_counter()

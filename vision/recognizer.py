@@ -31,6 +31,7 @@ from vision.types import CardDetection
 DETECTOR_FILE = "card_detector.onnx"
 CLASSIFIER_FILE = "card_classifier.onnx"
 PACKAGE_MODELS = Path(__file__).resolve().parent.parent / "models"
+_CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
 
 
 class ModelFileMissingError(UnoTableError, FileNotFoundError):
@@ -57,6 +58,69 @@ def _session(path: Path, threads: int):
         raise ModelFileCorruptError(f"model file {path} cannot be loaded: {exc}") from exc
 
 
+def refine_quad(image, quad, max_side=192):
+    """Snap a detector box to the card's own outline when one is clearly visible.
+
+    The detector's angle can be off by tens of degrees on a lone tilted card; the printed
+    card has crisp straight edges (white border on the table, coloured field in the border),
+    so the best card-shaped rectangle among the edge contours near the box replaces it.
+    Without one (a busy pile, a blurred frame) the detector's box stays."""
+    q = np.asarray(quad, np.float32)
+    (cx, cy), (bw, bh), _ = cv2.minAreaRect(q)
+    ih, iw = image.shape[:2]
+    r = 0.65 * max(bw, bh) * 1.25
+    x0, y0 = int(max(0, cx - r)), int(max(0, cy - r))
+    x1, y1 = int(min(iw, cx + r)), int(min(ih, cy + r))
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return q
+    roi = image[y0:y1, x0:x1]
+    f = min(1.0, max_side / max(roi.shape[:2]))
+    if f < 1.0:
+        roi = cv2.resize(roi, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    hsv = cv2.cvtColor(roi, cv2.COLOR_BGR2HSV)
+    edges = np.zeros(roi.shape[:2], np.uint8)
+    for ch in (hsv[..., 1], hsv[..., 2]):
+        ch = cv2.GaussianBlur(ch, (3, 3), 0)
+        edges |= cv2.Canny(ch, 40, 120)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    card_area = bw * bh * f * f
+    c_roi = np.array([(cx - x0) * f, (cy - y0) * f])
+    best, best_area = None, 0.0
+    for c in contours:
+        if len(c) < 4:
+            continue
+        rect = cv2.minAreaRect(c)
+        (rx, ry), (rw, rh), ra = rect
+        if rw < 4 or rh < 4:
+            continue
+        aspect = min(rw, rh) / max(rw, rh)
+        area = rw * rh
+        if not 0.5 < aspect < 0.78:
+            continue
+        if not 0.3 * card_area < area < 1.3 * card_area:
+            continue
+        if np.hypot(rx - c_roi[0], ry - c_roi[1]) > 0.25 * max(rw, rh):
+            continue
+        # the contour must fill its rectangle (a card, not a curve)
+        if cv2.contourArea(cv2.convexHull(c)) < 0.85 * area:
+            continue
+        if area > best_area:
+            best, best_area = rect, area
+    if best is None:
+        return q
+    (rx, ry), (rw, rh), ra = best
+    aspect = min(rw, rh) / max(rw, rh)
+    # the inner coloured field (aspect ~0.6) sits inside the white border: grow to the card
+    if aspect < _CARD_ASPECT - 0.02:
+        long_, short = max(rw, rh), min(rw, rh)
+        border = (long_ * _CARD_ASPECT - short) / (2 * (1 - _CARD_ASPECT))
+        border = max(0.0, border)
+        rw, rh = (rw + 2 * border, rh + 2 * border)
+    pts = cv2.boxPoints(((rx, ry), (rw, rh), ra)) / f + [x0, y0]
+    return pts.astype(np.float32)
+
+
 def _rotated_iou(a: tuple, b: tuple) -> float:
     inter_type, pts = cv2.rotatedRectangleIntersection(a, b)
     if inter_type == cv2.INTERSECT_NONE or pts is None:
@@ -70,7 +134,8 @@ class CardRecognizer:
     """Detector + classifier. Thread-safe for reading; one instance per camera is enough.
 
     conf: minimum detector score for a card; iou: overlap above which two boxes are one
-    card; threads: ONNX Runtime threads per model."""
+    card; threads: ONNX Runtime threads per model; refine: snap each box to the card's
+    outline when one is visible (see `refine_quad`)."""
 
     def __init__(
         self,
@@ -80,6 +145,7 @@ class CardRecognizer:
         conf: float = 0.35,
         iou: float = 0.5,
         threads: int = 2,
+        refine: bool = True,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -87,7 +153,7 @@ class CardRecognizer:
             raise ValueError(f"iou {iou}: must lie in (0, 1]")
         self.detector_path = Path(detector_path)
         self.classifier_path = Path(classifier_path)
-        self.conf, self.iou = conf, iou
+        self.conf, self.iou, self.refine = conf, iou, refine
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -212,6 +278,10 @@ class CardRecognizer:
         found = self.detect(image)
         from models.crops import order_portrait
 
+        t1 = time.perf_counter()
+        if self.refine:
+            found = [(refine_quad(image, q), s) for q, s in found]
+        self.last_timings["refine"] = (time.perf_counter() - t1) * 1e3
         quads = [order_portrait(q) for q, _ in found]
         names = self.classify(image, quads)
         out = []

@@ -343,6 +343,8 @@ class SimTable:
         first = self._pile_pose(cards[0], self.discard[-1] if (same_place and self.discard) else None)
         poses = [first]
         a = math.radians(first.angle)
+        back = 20.0 * (len(cards) - 1)  # the fan is centred where the hand aims
+        first = poses[0] = CardPose(first.card, first.x - back * math.cos(a), first.y - back * math.sin(a), first.angle)
         for i in range(1, len(cards)):
             # A multi-play is fanned so each card shows (the referee must see them all).
             d = 40.0 * i

@@ -378,9 +378,12 @@ class TableTracker:
         f = features or FrameFeatures.of(image)
         out: list[Observation] = []
         by_zone: dict[str, list[CardDetection]] = {n: [] for n in self.zones.zones}
+        discard = self.monitors.get("discard")
         for d in detections:
             p = pose_of(d)
             z = self.zones.zone_of((p.cx, p.cy))
+            if z is None and discard is not None and discard.watches((p.cx, p.cy), f):
+                z = "discard"  # a fanned multi-play spills over the pile's printed edge
             if z is not None:
                 by_zone[z].append(d)
         act = {n: m.update(f) for n, m in self.monitors.items()}
