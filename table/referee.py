@@ -904,7 +904,10 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     if phase == CHALLENGE:
         if inferred:
             seat = s.challenger
-        if seat == s.challenger and s.rules.stacking and _stack_reason(s, faces) is None:
+        if seat == s.challenger and s.rules.stacking:
+            reason = _stack_reason(s, faces)
+            if reason is not None:
+                return _illegal(s, seat, inp, reason, "H2", inferred, ev)
             # H2: the seat told to draw adds to the stack instead of challenging or drawing.
             s.challenger = s.challenged = -1
             s.phase = PLAY
@@ -1280,13 +1283,13 @@ def _reveal(s: State, inp: Reveal, ev: list[Event]) -> None:
         s.phase = PLAY
         if bad:
             # Guilty: the challenged seat draws 4; the challenger escapes the whole chain (W4).
-            ev.append(ChallengeResolved(challenger, challenged, True, challenged, 4, f"held {FACE_TEXT[bad[0]]}"))
+            ev.append(ChallengeResolved(challenger, challenged, True, challenged, 4, f"held {FACE_TEXT[bad[0]]}", rule))
             ev.append(PenaltyOrdered(challenged, 4, rule, "Wild Draw Four played illegally"))
             _draw(s, challenged, 4, rule, ev)
         else:
             # Innocent: the challenger draws the accumulated count plus the extra (W3: 4 + 2).
             count = chain + r.challenge_extra
-            ev.append(ChallengeResolved(challenger, challenged, False, challenger, count, reason_ok))
+            ev.append(ChallengeResolved(challenger, challenged, False, challenger, count, reason_ok, rule))
             ev.append(PenaltyOrdered(challenger, count, rule, "unsuccessful challenge"))
             _draw(s, challenger, count, rule, ev)
         _flush_deferred(s, ev)
