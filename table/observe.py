@@ -32,6 +32,10 @@ class ObservationMapper:
 
     def __init__(self) -> None:
         self.owed_reaches = 0
+        # A hand is laid face up card by card: a stable set smaller than the tracked count is
+        # held until the rest arrives, or until the zone is cleared (then it is used as is,
+        # and the referee flags the count that disagrees).
+        self.partial_reveal: list[str] | None = None
 
     def note_events(self, events: list[Event]) -> None:
         """Feed every event the referee emits (in order)."""
@@ -62,19 +66,30 @@ class ObservationMapper:
             return None, f"cards placed while the game is in phase '{phase}': ignored"
         if kind == "reveal":
             cards = [c["card"] for c in obs.get("cards", []) if c["card"] != "back"]
-            if not cards:
-                return None, "reveal zone cleared"
             if phase == REVEAL:
-                return {"kind": "reveal", "seat": state.challenged, "cards": cards, **meta}, "challenge"
-            if phase == ROUND_OVER:
+                seat, purpose = state.challenged, "challenge"
+            elif phase == ROUND_OVER:
                 waiting = [
                     x for x in range(state.rules.n)
                     if x != state.winner and x not in state.revealed and state.hands[x] > 0
                 ]  # fmt: skip
-                if waiting:
-                    return {"kind": "reveal", "seat": waiting[0], "cards": cards, **meta}, "scoring"
-                return None, "every hand is already scored"
-            return None, f"cards revealed while the game is in phase '{phase}': ignored"
+                if not waiting:
+                    self.partial_reveal = None
+                    return None, "every hand is already scored"
+                seat, purpose = waiting[0], "scoring"
+            else:
+                self.partial_reveal = None
+                return None, f"cards revealed while the game is in phase '{phase}': ignored"
+            if not cards:  # the zone was cleared: a hand still short of its count is used as is
+                held, self.partial_reveal = self.partial_reveal, None
+                if held:
+                    return {"kind": "reveal", "seat": seat, "cards": held, **meta}, purpose + " (count differs)"
+                return None, "reveal zone cleared"
+            if len(cards) < state.hands[seat]:
+                self.partial_reveal = cards
+                return None, f"{len(cards)} of seat {seat}'s {state.hands[seat]} cards laid so far"
+            self.partial_reveal = None
+            return {"kind": "reveal", "seat": seat, "cards": cards, **meta}, purpose
         if kind == "draw":
             if self.owed_reaches > 0:
                 self.owed_reaches -= 1

@@ -47,3 +47,29 @@ def test_a_reach_into_the_draw_pile_is_a_draw_unless_an_ordered_draw_is_being_fe
     inp, why = m.to_input({"type": "draw"}, s2)
     assert inp is None and "ordered" in why
     assert m.to_input({"type": "draw"}, s2)[0] is not None  # the next reach is a real draw
+
+
+def test_a_hand_laid_card_by_card_is_revealed_once_all_its_cards_lie_face_up():
+    from table.inputs import Challenge, NameColour
+
+    s = state_after(StartRound(dealer=0), Flip("blue-4"), Play(cards=("wild-draw4",)),
+                    NameColour(colour="red"), Challenge(seat=2, challenge=True))
+    assert s.phase == "reveal" and s.hands[1] == 6
+    m = ObservationMapper()
+    hand = ["red-1", "red-2", "blue-3", "green-4", "yellow-5", "wild"]
+    for k in range(1, 6):
+        inp, why = m.to_input({"type": "reveal", "cards": [{"card": c} for c in hand[:k]]}, s)
+        assert inp is None and "laid so far" in why
+    inp, _ = m.to_input({"type": "reveal", "cards": [{"card": c} for c in hand]}, s)
+    assert inp["kind"] == "reveal" and inp["seat"] == 1 and inp["cards"] == hand
+
+
+def test_a_short_hand_is_used_as_is_when_the_zone_is_cleared_so_the_referee_can_flag_it():
+    from table.inputs import Challenge, NameColour
+
+    s = state_after(StartRound(dealer=0), Flip("blue-4"), Play(cards=("wild-draw4",)),
+                    NameColour(colour="red"), Challenge(seat=2, challenge=True))
+    m = ObservationMapper()
+    m.to_input({"type": "reveal", "cards": [{"card": "red-1"}, {"card": "red-2"}]}, s)
+    inp, why = m.to_input({"type": "reveal", "cards": []}, s)
+    assert inp["cards"] == ["red-1", "red-2"] and "count differs" in why
