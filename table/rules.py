@@ -333,6 +333,94 @@ PRESETS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
+#: (rule ID, option path, short label) rows of the preset table in PRESETS.md.
+_TABLE_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("S1", "players", "seats"),
+    ("P6", "play.play_drawn", "drawn card playable at once"),
+    ("W2", "play.wild_draw4_legal", "Wild Draw Four legal when"),
+    ("R2-R6", "scoring.format", "match format"),
+    ("R2", "scoring.target", "target (default 500)"),
+    ("R7", "scoring.last_card_action", "last card an action card"),
+    ("T1", "teams.mode", "teams"),
+    ("H1", "house.stack_draw2", "stack Draw Two"),
+    ("H2", "house.stack_draw4", "stack Wild Draw Four"),
+    ("H2", "house.draw2_pair_on_draw4", "pair of Draw Twos covers a Draw Four"),
+    ("H3", "house.deflect", "deflect with Skip / Reverse"),
+    ("H4", "house.follow_stack_colour", "follow the stack's colour"),
+    ("H5", "house.jump_in", "jump-in"),
+    ("H6", "house.multi_play", "multi-play"),
+    ("H7", "house.draw_until_playable", "draw until playable"),
+    ("H8", "house.seven_o", "Seven-O (0 rotates)"),
+    ("H8", "house.seven_o_zero", "which 0 rotates"),
+    ("H8", "house.seven_o_seven", "7 swaps"),
+    ("H9", "house.red0_draw10", "red 0 = Draw Ten"),
+    ("H10", "house.silent2", "Silent 2"),
+    ("H11", "house.slap9", "Slap 9"),
+    ("H12", "house.attack_mode", "attack mode"),
+)
+
+
+def _get(cfg: BaseModel, path: str) -> Any:
+    node: Any = cfg
+    for part in path.split("."):
+        node = getattr(node, part)
+    return node
+
+
+def presets_markdown() -> str:
+    """The preset x rule table of table/PRESETS.md, generated from PRESETS (a test keeps the
+    file current: regenerate with `python -c "from table.rules import write_presets_markdown as w; w()"`)."""
+    names = list(PRESETS)
+    configs = [RulesConfig.model_validate(PRESETS[n]) for n in names]
+
+    def cell(v: Any) -> str:
+        if v is True:
+            return "yes"
+        if v is False:
+            return "-"
+        return "default" if v is None else str(v)
+
+    lines = [
+        "# Rule presets",
+        "",
+        "Generated from `table.rules.PRESETS` by `table.rules.presets_markdown()`; a test fails",
+        "when this file is stale. Choose one with `uno-table simulate --preset NAME` or a rules",
+        "file (`preset: NAME`), and change single options with `--set house.jump_in=any`.",
+        "Rule IDs refer to `RULES.md`; every option not listed keeps the official default.",
+        "",
+        "| rule | option | " + " | ".join(f"`{n}`" for n in names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
+    for rule, path, label in _TABLE_ROWS:
+        values = [
+            "-" if path.startswith("house.seven_o_") and not c.house.seven_o else cell(_get(c, path))
+            for c in configs
+        ]
+        lines.append(f"| {rule} | {label} (`{path}`) | " + " | ".join(values) + " |")
+    lines += [
+        "",
+        "- `official`: the Mattel sheet (RULES.md defaults).",
+        "- `two-player`: official with 2 seats (A4: Reverse acts as Skip).",
+        "- `seed-house`: every house rule of seed 002 (the Chinese teaching sheet): stacking with",
+        "  deflect and colour following, identical pairs, draw until a playable number card,",
+        "  jump-in, only a 0 of the current colour rotates hands (no 7 swap in that text), red 0",
+        "  Draw Ten, Silent 2, Slap 9, Wild Draw Four only with no other playable card, only a",
+        "  drawn number card may be played at once, and no going out on an action card (R7).",
+        "- `no-mercy-lite`: the spirit of UNO No Mercy with the standard deck: stack Draw Twos and",
+        "  Draw Fours, deflect, multi-play of one rank, draw until playable, Seven-O. No jump-in",
+        "  and no seat-button games, so a table of strangers can follow it.",
+        "- `party`: stacking, jump-in, Seven-O, draw until playable.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_presets_markdown(path: str | Path | None = None) -> Path:
+    target = Path(path) if path is not None else Path(__file__).with_name("PRESETS.md")
+    target.write_text(presets_markdown())
+    return target
+
+
 def _merge(base: dict, over: dict) -> dict:
     out = copy.deepcopy(base)
     for key, value in over.items():
