@@ -9,7 +9,10 @@ from table.errors import LogError
 
 
 def _add_rules_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--preset", default="official", help="rules preset (official, two-player)")
+    p.add_argument(
+        "--preset", default="official",
+        help="rules preset: official, two-player, seed-house, no-mercy-lite, party (table/PRESETS.md)",
+    )  # fmt: skip
     p.add_argument("--rules", metavar="YAML", help="rules file (may name its own 'preset:')")
     p.add_argument(
         "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -27,6 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--forget-uno", type=float, default=0.0, metavar="RATE",
                    help="probability that a player forgets to call UNO")
     p.add_argument("--save", metavar="DB", help="also write the first game's inputs to this log file")
+    p.add_argument("--match", action="store_true",
+                   help="play one whole match (to the target of the rules' format) and print its summary")
+    p.add_argument("--max-rounds", type=int, default=1000, metavar="N",
+                   help="with --match: stop a match still running after N rounds (reported)")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_rules_args(p)
@@ -52,6 +59,8 @@ def _simulate(args: argparse.Namespace) -> int:
     if not 0.0 <= args.forget_uno <= 1.0:
         raise ConfigError(f"--forget-uno must be between 0 and 1, got {args.forget_uno}")
     opts = SimOptions(policies=tuple(args.policy or ["random"]), forget_uno=args.forget_uno)
+    if args.match:
+        return _simulate_match(args, rules, opts)
     result = simulate(rules, args.games, seed=args.seed, options=opts, progress=args.progress)
     if args.save:
         from table.log import EventLog
@@ -73,6 +82,28 @@ def _simulate(args: argparse.Namespace) -> int:
         )
         if args.save:
             print(f"first game saved to {args.save} (uno-table replay {args.save})")
+    return 0
+
+
+def _simulate_match(args: argparse.Namespace, rules, opts) -> int:
+    from table.errors import ConfigError
+    from table.simulator import simulate_match
+
+    if args.max_rounds < 1:
+        raise ConfigError(f"--max-rounds must be at least 1, got {args.max_rounds}")
+    result = simulate_match(rules, seed=args.seed, options=opts, max_rounds=args.max_rounds)
+    summary = result.pop("summary")
+    if args.json:
+        result["summary"] = summary.model_dump(mode="json") if summary is not None else None
+        print(json.dumps(result))
+        return 0
+    print(
+        f"match, preset {result['preset']}, {result['players']} players, seed {result['seed']}: "
+        f"{result['rounds']} rounds, {result['inputs']} inputs in {result['seconds']} s"
+        + ("" if result["over"] else f" -- stopped after {result['rounds']} rounds, not over")
+    )
+    if summary is not None:
+        print(summary.to_text())
     return 0
 
 

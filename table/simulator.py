@@ -515,3 +515,41 @@ def simulate(
         "capped_games": capped,
         "wins_by_seat": wins,
     }
+
+
+def simulate_match(
+    config: RulesConfig,
+    seed: int = 0,
+    options: SimOptions | None = None,
+    max_rounds: int = 1000,
+) -> dict[str, Any]:
+    """Play one whole match (rounds until the match format says it is over, R2-R6) with one
+    referee state, every round scored from the revealed true hands through table.matches.
+    A match still running after `max_rounds` rounds is stopped and reported as capped."""
+    t0 = time.perf_counter()
+    sim = Simulator(config, seed=seed, options=options)
+    rounds = 0
+    capped_rounds = 0
+    inputs = 0
+    while sim.state.phase != MATCH_OVER and rounds < max_rounds:
+        game = sim.play_round()
+        rounds += 1
+        inputs += len(game.inputs)
+        if game.capped:
+            capped_rounds += 1
+            break
+    dt = time.perf_counter() - t0
+    st = sim.state
+    summary = st.match.summary() if st.match is not None else None
+    return {
+        "preset": config.name,
+        "players": config.players,
+        "seed": seed,
+        "rounds": rounds,
+        "inputs": inputs,
+        "seconds": round(dt, 4),
+        "over": st.phase == MATCH_OVER,
+        "capped": st.phase != MATCH_OVER,
+        "capped_rounds": capped_rounds,
+        "summary": summary,
+    }

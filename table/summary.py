@@ -61,6 +61,34 @@ class MatchSummary(BaseModel):
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
 
+    def to_text(self) -> str:
+        """A plain-text report: the per-round table, the totals and the winner(s)."""
+        names = list(self.entrants)
+        width = max([len(n) for n in names] + [6])
+        head = f"{'round':>5}  {'went out':<{width}}  " + "  ".join(f"{n:>{width}}" for n in names)
+        lines = [
+            f"match: {self.format}" + (f", target {self.target}" if self.target else "")
+            + (f", teams {self.teams}" if self.teams != "none" else ""),
+            head,
+            "-" * len(head),
+        ]
+        for row in self.rounds:
+            cells = "  ".join(f"{row.points.get(n, 0):>+{width}}" for n in names)
+            lines.append(f"{row.round:>5}  {'; '.join(row.winners):<{width}}  {cells}")
+            if row.eliminated:
+                lines.append(f"{'':>5}  eliminated: {', '.join(row.eliminated)}")
+        lines.append("-" * len(head))
+        lines.append(f"{'total':>5}  {'':<{width}}  " + "  ".join(f"{self.totals[n]:>{width}}" for n in names))
+        if self.over:
+            lines.append(f"winner(s): {', '.join(self.winners)} (ended by {self.ended_by})")
+            if self.losers:
+                lines.append(f"loser(s): {', '.join(self.losers)}")
+        else:
+            lines.append("match not over")
+        if self.ledger:
+            lines.append("chips: " + ", ".join(f"{k} {v:+}" for k, v in self.ledger.items()))
+        return "\n".join(lines)
+
     def to_csv(self) -> str:
         """One row per round: who went out, each entrant's points and running total."""
         buf = io.StringIO()
