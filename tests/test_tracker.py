@@ -228,3 +228,18 @@ def test_a_multi_play_lists_the_card_on_top_last():
     obs = s.run(10, dets=[*top, partial])  # detector order says nothing about stacking
     plays = [o for o in obs if isinstance(o, CardsPlayed)]
     assert len(plays) == 1 and [c.card for c in plays[0].cards] == ["red-9", "blue-9"]
+
+
+def test_a_card_that_stays_hidden_does_not_block_the_pile_for_ever():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(3)
+    s.play(("red-7", cx, cy, 0))
+    assert played(s.run(8)) == [["red-7"]]
+    # A dark object (not skin: a phone, a sleeve) is left on the card: the card vanishes.
+    s.cards.append(("phone", cx, cy, 0))
+    hidden = s.run(30, dets=[])
+    assert played(hidden) == []
+    s.play(("blue-2", cx + 60, cy, 10))
+    obs = s.run(10, dets=s.detections(visible=[("blue-2", cx + 60, cy, 10)]))
+    assert played(obs) == [["blue-2"]]

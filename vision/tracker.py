@@ -160,6 +160,7 @@ class DiscardTracker:
         self.empty_frames = 0
         self._grey: np.ndarray | None = None
         self._settled: np.ndarray | None = None  # grey when the pile last settled
+        self._occluded_frames = 0
         self._scale = 0.25
 
     # ------------------------------------------------------------ pixels
@@ -262,7 +263,16 @@ class DiscardTracker:
         if features is not None:
             self._grey, self._scale = features.grey, features.scale
         dets = [d for d in dets if d.card != "back"]
-        if covered or self._occluded(dets):
+        occluded = not covered and self._occluded(dets)
+        self._occluded_frames = self._occluded_frames + 1 if occluded else 0
+        if occluded and self._occluded_frames >= cfg.absorb_frames:
+            # Still "occluded" with no hand seen: the missing cards are buried, not covered
+            # by a sleeve. Stop waiting for them (a wait without end would lose the game).
+            for k in self.known:
+                if not any(d.card == k.card and same_pose(pose_of(d), k.pose, cfg) for d in dets):
+                    k.seen_at_settle = False
+            occluded = False
+        if covered or occluded:
             self.window.clear()
             self.visited = True
             return None
