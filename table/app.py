@@ -337,32 +337,34 @@ class TableHub:
         return self.feed.after(after_seq, timeout)
 
     def scores(self) -> dict:
-        rounds = []
-        totals = [0] * len(self.names)
-        running = []
-        winners: list[int] = []
-        for msg in self.feed.all():
-            if msg["type"] == "round_scored":
-                p = msg["payload"]
-                points = [0] * len(self.names)
-                points[p["winner"]] = p["points"]
-                rounds.append({"round": p["round"], "winner": p["winner"], "points": points})
-                totals = list(p["scores"])
-                running.append(list(totals))
-            elif msg["type"] == "match_ended":
-                winners = [msg["payload"]["winner"]]
-            elif msg["type"] == "match":
-                rounds, running, winners = [], [], []
-                totals = [0] * len(msg["payload"]["players"])
+        """The match so far, from the referee's table.matches.Match (every format and teams):
+        per round the points each seat added, running per-seat totals, the winners."""
+        state = self.state
+        match = state.match
+        n = len(self.names)
+        rounds, running, winners = [], [], []
+        if match is not None:
+            run = [0] * n
+            for rec in match.rounds:
+                points = [0] * n
+                for sc in rec.scores:
+                    for seat, p in sc.seat_points.items():
+                        points[seat] = p
+                run = [a + b for a, b in zip(run, points, strict=True)]
+                rounds.append({"round": rec.number, "winner": rec.scores[0].winner, "points": points})
+                running.append(list(run))
+            if match.over:
+                winners = sorted(x for e in match.outcome.winners for x in match.entrants[e].seats)
         return {
-            "format": getattr(self.rules_config.scoring, "format", "standard"),
-            "target": self.state.rules.target,
+            "format": self.rules_config.scoring.format,
+            "target": state.rules.target,
             "players": list(self.names),
             "rounds": rounds,
-            "totals": totals,
+            "totals": list(state.scores),
             "running": running,
             "winners": winners,
             "finished": bool(winners),
+            "summary": match.summary().model_dump(mode="json") if match is not None else None,
         }
 
     def log_entries(self, *, seat: int | None = None, kind: str | None = None, limit: int = 200) -> list[dict]:

@@ -121,14 +121,23 @@ class ScoringConfig(BaseModel):
         "round goes on until one player is left, rank points; R6 'elimination' = reaching the "
         "threshold eliminates the player, last one left wins.",
     )
-    target: int | None = Field(
-        None, ge=1, le=100000,
+    target: int = Field(
+        500, ge=1, le=100000,
         description="R2-R6: points that end the match / the elimination threshold / the chip "
-        "stake (default 500; 15 for continuous).",
+        "stake (default 500; 15 for continuous, whose rank points are a few per round).",
     )  # fmt: skip
     max_rounds: int | None = Field(
         None, ge=1, le=10000, description="Round cap: the match stops there (reported as 'round-cap')."
     )
+    @model_validator(mode="before")
+    @classmethod
+    def _default_target(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("target") is None and data.get("format") == "continuous":
+            data = {**data, "target": 15}
+        elif isinstance(data, dict) and "target" in data and data["target"] is None:
+            data = {k: v for k, v in data.items() if k != "target"}
+        return data
+
     last_card_action: Literal["allowed", "draw-one"] = Field(
         "allowed",
         description="R7 (seed 002): 'draw-one' = the last card may not be an action or wild "
