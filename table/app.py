@@ -255,9 +255,11 @@ class TableHub:
         elif kind == "start":
             return self._handle({"kind": "start_round"}, "host")
         elif kind == "end-round":
-            raise CommandError(
-                "a round ends when a seat goes out; to abandon it, start a new match (new-match)"
-            )
+            # The referee's end_round input: with a winner the round is scored from the reveals
+            # (the camera missed the last card); without one the round is void.
+            winner = command.get("winner")
+            reason = command.get("reason") or ("host: seat went out" if winner is not None else "abandoned by the host")
+            return self._handle({"kind": "end_round", "winner": winner, "reason": reason}, "host")
         elif kind in ("setup", "rules", "new-match"):
             return self._new_match(command)
         return {"ok": True}

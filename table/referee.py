@@ -666,7 +666,9 @@ def _start_round(s: State, inp: StartRound, ev: list[Event]) -> None:
         return _reject(s, inp, None, f"round {s.round} is still in progress ({s.phase})", ev)
     dealer = inp.dealer
     reason = "named by the host"
-    if dealer is None and s.last_winner >= 0:
+    if dealer is None and s.held == ("void",) and s.dealer is not None:
+        dealer, reason = s.dealer, "the voided round is dealt again by its dealer"
+    elif dealer is None and s.last_winner >= 0:
         dealer, reason = s.last_winner, "winner of the last round deals"
     if dealer is None and not r.dealer_by_draw:
         return _reject(s, inp, None, "setup.dealer is 'host': name the dealer to start the round", ev)
@@ -1660,7 +1662,7 @@ def _host_end_round(s: State, inp: EndRound, ev: list[Event]) -> None:
         s.called = s.exposed = s.caught = s.armed = 0
         s.challenger = s.challenged = s.colour_seat = s.swap_seat = -1
         s.deferred = []
-        s.held = ()
+        s.held = ("void",)
         ev.append(RoundVoided(s.round, inp.reason))
         return
     winner = inp.winner
@@ -1669,8 +1671,8 @@ def _host_end_round(s: State, inp: EndRound, ev: list[Event]) -> None:
     if s.phase == COLOUR or s.phase == SWAP:
         s.colour_seat = s.swap_seat = -1
     s.challenger = s.challenged = -1
-    _flush_deferred(s, ev) if s.phase not in (COLOUR,) else None
     s.phase = PLAY
+    _flush_deferred(s, ev)
     old = s.hands[winner]
     if old:
         # The cards went somewhere the camera did not see; like a host count correction, the

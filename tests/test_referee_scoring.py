@@ -186,8 +186,8 @@ def test_host_end_round_with_a_winner_scores_and_without_one_voids_the_round():
     v.send(EndRound(reason="the dog ate the discard pile"))
     assert v.one("round_voided").round == 1 and v.snap["phase"] == "idle"
     assert v.state.match is None and v.snap["scores"] == [0, 0, 0, 0]
-    v.send(StartRound(dealer=0))
-    assert v.snap["round"] == 2 and v.snap["phase"] == "flip"
+    v.send(StartRound())  # the voided round's dealer deals again
+    assert v.snap["round"] == 2 and v.snap["phase"] == "flip" and v.state.dealer == 0
     w = Scenario(starter="blue-5")
     w.send(EndRound(winner=2, reason="x"))
     w.send(EndRound(reason="again"))

@@ -1,0 +1,43 @@
+"""The hub's scores and its End round button go through the referee's Match."""
+
+from table.app import TableHub
+from table.log import MemoryLog
+from table.rules import load_rules
+
+
+def _hub(**overrides):
+    hub = TableHub(MemoryLog(load_rules("official", overrides=overrides or None)))
+    hub.submit({"kind": "start_round", "dealer": 0})
+    hub.submit({"kind": "flip", "card": "red-5"})
+    return hub
+
+
+def test_end_round_button_with_a_winner_scores_through_the_match():
+    hub = _hub().start()
+    try:
+        hub.submit({"kind": "end-round", "winner": 1, "reason": "camera missed it"})
+        for seat, card in ((0, "red-1"), (2, "red-2"), (3, "wild")):
+            hub.submit({"kind": "reveal", "seat": seat, "cards": [card] * 7})
+        sc = hub.scores()
+        assert sc["rounds"] == [{"round": 1, "winner": 1, "points": [0, 7 + 14 + 350, 0, 0]}]
+        assert sc["totals"] == [0, 371, 0, 0] and sc["running"] == [[0, 371, 0, 0]]
+        assert sc["summary"]["totals"] == {"seat 0": 0, "seat 1": 371, "seat 2": 0, "seat 3": 0}
+        assert sc["format"] == "standard" and sc["target"] == 500 and not sc["finished"]
+    finally:
+        hub.stop()
+
+
+def test_end_round_without_a_winner_voids_the_round_and_negative_scores_show_per_seat():
+    hub = _hub(scoring={"format": "negative", "target": 50}).start()
+    try:
+        hub.submit({"kind": "end-round"})
+        assert hub.state.phase == "idle" and hub.scores()["rounds"] == []
+        hub.submit({"kind": "start"})
+        hub.submit({"kind": "flip", "card": "red-5"})
+        hub.submit({"kind": "end-round", "winner": 2})
+        for seat in (0, 1, 3):
+            hub.submit({"kind": "reveal", "seat": seat, "cards": ["red-9"] * 7})
+        sc = hub.scores()
+        assert sc["totals"] == [63, 63, 0, 63] and sc["winners"] == [2] and sc["finished"]
+    finally:
+        hub.stop()
