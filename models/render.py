@@ -62,10 +62,6 @@ def _bezier(p0: Point, p1: Point, p2: Point, n: int = 16):
     return out
 
 
-def _rot180(strokes):
-    return [[(1.0 - x, 1.0 - y) for x, y in s] for s in strokes]
-
-
 # Digit skeletons in a unit box (x across the glyph width, y down its height).
 _DIGITS: dict[str, list[list[Point]]] = {
     "0": [_arc(0.5, 0.5, 0.33, 0.38, 0, 360, 40)],
@@ -81,7 +77,12 @@ _DIGITS: dict[str, list[list[Point]]] = {
     "7": [[(0.14, 0.12), (0.86, 0.12), (0.42, 0.88)]],
     "8": [_arc(0.5, 0.3, 0.26, 0.18, 0, 360, 36), _arc(0.5, 0.69, 0.32, 0.2, 0, 360, 40)],
 }
-_DIGITS["9"] = _rot180(_DIGITS["6"])
+# the printed 9 is not quite a turned 6: its stem runs straight down the right side before
+# the tail curls in under the loop
+_DIGITS["9"] = [
+    _arc(0.5, 0.37, 0.34, 0.27, 0, 360, 40),
+    [(0.84, 0.37), (0.84, 0.62)] + _bezier((0.84, 0.62), (0.83, 0.9), (0.4, 0.9)),
+]
 _PLUS = [[(0.1, 0.5), (0.9, 0.5)], [(0.5, 0.15), (0.5, 0.85)]]
 
 

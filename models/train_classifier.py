@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
     ap.add_argument("--minutes", type=float, default=None, help="hard time limit")
     ap.add_argument("--out", type=Path, required=True, help="run folder (weights, log)")
+    ap.add_argument("--init", type=Path, default=None, help="start from these weights (fine-tune)")
+    ap.add_argument("--bank-seed", type=int, default=None, help="seed of the render bank")
     args = ap.parse_args(argv)
 
     import torch
@@ -120,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     rng = np.random.default_rng(args.seed)
     textures = [make_table(rng, 256, 256) for _ in range(args.textures)]
-    bank = render_bank(args.seed + 1, args.bank)
+    bank = render_bank(args.seed + 1 if args.bank_seed is None else args.bank_seed, args.bank)
     val_bank = render_bank(args.seed + 2, args.val_per_class, progress=False)
     vrng = np.random.default_rng(args.seed + 3)
     val_x = to_input([synth_crop(vrng, art, textures) for _, art in val_bank])
@@ -132,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bank {len(bank)} renders, val {len(val_y)} crops, {time.time() - t0:.0f}s", flush=True)
 
     net = build_net()
+    if args.init is not None:
+        net.load_state_dict(torch.load(args.init, map_location="cpu"))
     steps_per_epoch = args.per_epoch // args.batch
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     total_steps = args.epochs * steps_per_epoch
