@@ -29,10 +29,35 @@ hold       the seat's turn                                  pass (after drawing,
 hold       otherwise                                        rejected: not that seat's turn
 =========  ===============================================  ==================================
 
-Issue 3 hooks: ``State.pending`` is a list of pending draws (a stack, not a flag), ``Play``
-carries several cards, ``_may_jump_in`` decides out-of-turn plays, ``_multi_play_ok`` multi
-placements, and ``State.windows`` holds timed seat-button windows (Silent 2, Slap 9) that
-``interpret_gesture`` consults first.
+House rules (section H, all off unless the rules turn them on; compiled into ``Rules`` so a
+rule that is off costs one attribute test at most):
+
+- H1/H2 stacking: ``State.pending`` is a stack of ``PendingDraw``; while it is non-empty the
+  seat it points at adds a draw card (``_stack_reason`` says what may go on what, H2's seed
+  003 pair included) or takes it all with a draw / pass / hold. H3 deflects, H4 locks the
+  colour after the stack is drawn (``State.lock``). W4: only the first Wild Draw Four of a
+  chain is offered for challenge; guilty = the chain is dissolved, innocent = the challenger
+  draws the whole count plus ``play.challenge_extra``.
+- H5 jump-in (``_may_jump_in``) needs the seat named in the play; H6 multi-play
+  (``_multi_play_ok``) lists the cards bottom to top, the top card names the colour.
+- H7 keeps the turn in ``DRAWN`` while the drawn card does not end the drawing.
+- H8 moves hand counts (``HandsMoved``); a 7 waits in ``SWAP`` for a ``SwapHands`` input.
+- H9 red 0 = Draw Ten; H12 ``Attack`` carries its own roll, so the referee stays pure.
+- H10 / H11 are timed seat-button windows in ``State.windows``: a 2 opens Silent 2 (the first
+  seat-button press is a sound and draws), a 9 opens Slap 9 (every seat in the game presses;
+  the slowest by its ``at`` time draws, or whoever has not pressed when a later input's time
+  passes ``house.slap9_limit`` or the next card is played). ``window_opened`` /
+  ``window_closed`` carry ``buzzer`` = start / end for the hardware.
+
+While a window is open, ``press`` means the window's gesture (slap first, then the sound of
+Silent 2), except for the seat told to draw 4, whose press is still the challenge.
+
+Scoring (section R, T1): at round end the remaining hands are revealed; the round is scored
+through a ``table.matches.Match`` built from ``RulesConfig.match_config()``. A revealed hand
+whose size disagrees with the tracked count holds the score (``score_held``) until the seat
+reveals again or the host sends ``confirm_score``. R5 continuous rounds and R6 eliminations
+take seats out of the rotation (``State.out``). The host's ``end_round`` ends a round with a
+winner (scored from the reveals) or without one (void, not scored).
 """
 
 from __future__ import annotations

@@ -323,12 +323,16 @@ def test_zero_passes_every_hand_on_in_the_direction_of_play():
 
 @pytest.mark.rule("H8")
 def test_seed_002_only_a_zero_of_the_current_colour_rotates():
-    t = _t(starter="blue-0", seven_o=True, seven_o_zero="current-colour")
+    t = _t(seven_o=True, seven_o_zero="current-colour")
     t.set_count(2, 4)
-    t.play("red-0")  # matches by number, not the current colour: no rotation
-    assert t.find("hands_moved") == [] and t.hands == [7, 6, 4, 7]
-    t.play("red-0")  # now red is current (a second red 0 does not exist; the test is the rule)
-    assert t.one("hands_moved").rule == "H8"
+    t.play("blue-0")  # blue is the current colour: hands rotate
+    assert t.one("hands_moved").rule == "H8" and t.hands == [7, 7, 6, 4]
+    t.play("red-0")  # seat 2: matches by number, but red is not the current colour
+    assert t.find("hands_moved") == [] and t.hands == [7, 7, 5, 4] and t.turn == 3
+    u = _t(seven_o=True)  # seed 003: any 0 rotates
+    u.play("blue-0")
+    u.play("red-0")
+    assert u.one("hands_moved").rule == "H8"
 
 
 @pytest.mark.rule("H8", "U2")
