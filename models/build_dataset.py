@@ -27,10 +27,10 @@ DETECTOR_CLASSES = {0: "card"}
 DEFAULT_MIN_VISIBLE = 0.45
 
 
-def _one(job: tuple[int, int, str, str, float]) -> tuple[int, int]:
-    seed, i, out, split, min_visible = job
+def _one(job: tuple) -> tuple[int, int]:
+    seed, i, out, split, min_visible, kinds = job
     rng = np.random.default_rng([seed, i])
-    img, labels = make_scene(rng)
+    img, labels = make_scene(rng, kinds=kinds)
     h, w = img.shape[:2]
     name = f"{seed}_{i:06d}"
     q = int(rng.integers(55, 96))
@@ -63,6 +63,7 @@ def build(
     workers: int = 1,
     min_visible: float = DEFAULT_MIN_VISIBLE,
     progress: bool = True,
+    kinds: dict[str, float] | None = None,
 ) -> dict:
     """Build the dataset; returns a summary (images, boxes, seconds)."""
     if size < 2:
@@ -72,7 +73,10 @@ def build(
     for split in ("train", "val"):
         for sub in ("images", "labels", "meta"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
-    jobs = [(seed, i, str(out), "val" if i < n_val else "train", min_visible) for i in range(size)]
+    jobs = [
+        (seed, i, str(out), "val" if i < n_val else "train", min_visible, kinds)
+        for i in range(size)
+    ]
     t0 = time.time()
     boxes = cards = 0
     bar = tqdm(total=size, desc="scenes", unit="img", disable=not progress)
@@ -122,11 +126,32 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_MIN_VISIBLE,
         help="cards less visible than this get no box (default 0.45)",
     )
+    ap.add_argument(
+        "--kinds",
+        default=None,
+        help="scene mix, e.g. 'table=0.6,closeup=0.25,hand=0.15' (the default); "
+        "kinds: table, closeup, single, hand",
+    )
     args = ap.parse_args(argv)
+    kinds = None
+    if args.kinds:
+        try:
+            kinds = {k.strip(): float(v) for k, v in (p.split("=") for p in args.kinds.split(","))}
+        except ValueError:
+            ap.error(f"--kinds {args.kinds!r}: expected name=weight pairs separated by commas")
+        bad = set(kinds) - {"table", "closeup", "single", "hand"}
+        if bad:
+            ap.error(f"--kinds: unknown kind(s) {', '.join(sorted(bad))}")
     if not 0 < args.val_fraction < 1:
         ap.error(f"--val-fraction {args.val_fraction}: must lie strictly between 0 and 1")
     summary = build(
-        args.seed, args.size, args.out, args.val_fraction, args.workers, args.min_visible
+        args.seed,
+        args.size,
+        args.out,
+        args.val_fraction,
+        args.workers,
+        args.min_visible,
+        kinds=kinds,
     )
     print(json.dumps(summary))
     return 0

@@ -386,15 +386,27 @@ def _photometric(rng, img: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- scenes
+KINDS = {"table": 0.6, "closeup": 0.25, "hand": 0.15}
+
+
 def make_scene(
-    rng: np.random.Generator, out_size: tuple[int, int] | None = None, kind: str | None = None
+    rng: np.random.Generator,
+    out_size: tuple[int, int] | None = None,
+    kind: str | None = None,
+    kinds: dict[str, float] | None = None,
 ) -> tuple[np.ndarray, list[CardLabel]]:
     """One synthetic photo (BGR uint8) and the label of every card at least partly in view.
 
     kind: 'table' (a game in play), 'closeup' (one card filling most of the frame, like the
-    validation photos) or 'hand' (a few cards held or laid close to the camera)."""
+    validation photos), 'single' (one to three mid-size cards at any angle) or 'hand' (a
+    few cards held or laid close to the camera). kinds: the mix when kind is None."""
     if kind is None:
-        kind = str(rng.choice(["table", "closeup", "hand"], p=[0.6, 0.25, 0.15]))
+        mix = kinds or KINDS
+        names = list(mix)
+        p = np.array([mix[k] for k in names], float)
+        kind = str(rng.choice(names, p=p / p.sum()))
+    if kind not in ("table", "closeup", "single", "hand"):
+        raise ValueError(f"unknown scene kind {kind!r}: table, closeup, single or hand")
     if out_size is None:
         ratio = rng.choice([4 / 3, 16 / 9, 3 / 4, 2 / 3, 1.0])
         if kind == "closeup" and rng.random() < 0.6:
@@ -421,6 +433,19 @@ def make_scene(
                 ch,
                 ang,
             )
+        ]
+    elif kind == "single":
+        # one to three mid-size cards at any angle, as when a card is held up or lies near
+        # the camera: big enough to show detail, not filling the frame
+        ch = ph * rng.uniform(0.22, 0.45)
+        cards = [
+            _Placed(
+                _random_face(rng) if rng.random() < 0.9 else BACK,
+                (pw * rng.uniform(0.3, 0.7), ph * rng.uniform(0.3, 0.7)),
+                ch,
+                rng.uniform(0, 360),
+            )
+            for _ in range(int(rng.integers(1, 4)))
         ]
     elif kind == "hand":
         ch = ph * rng.uniform(0.25, 0.45)

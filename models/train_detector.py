@@ -31,6 +31,8 @@ def train(
     project: Path | None = None,
     name: str = "detector",
     device: str | None = None,
+    init: Path | None = None,
+    lr0: float | None = None,
 ) -> dict:
     """Train and return a summary: best weights path, seconds, final metrics."""
     offline_ultralytics()
@@ -55,7 +57,7 @@ def train(
         name=name,
         exist_ok=True,
         plots=False,
-        pretrained=False,
+        pretrained=str(init) if init else False,
         amp=False,
         verbose=True,
         patience=100,
@@ -69,6 +71,13 @@ def train(
     )
     if device is not None:
         kwargs["device"] = device
+    if init:
+        if not Path(init).is_file():
+            raise FileNotFoundError(f"--init weights not found: {init}")
+        # fine-tuning our own earlier run: gentle start, short warm-up
+        kwargs.update(warmup_epochs=0.5, close_mosaic=1)
+    if lr0 is not None:
+        kwargs["lr0"] = lr0
     if hours:
         kwargs["time"] = hours
     results = yolo.train(**kwargs)
@@ -81,6 +90,7 @@ def train(
         "imgsz": imgsz,
         "batch": batch,
         "seed": seed,
+        "init": str(init) if init else None,
         "seconds": round(seconds, 1),
         "best": str(best),
         "metrics": {k: float(v) for k, v in (getattr(results, "results_dict", {}) or {}).items()},
@@ -111,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--project", type=Path, default=None, help="runs folder (default data/runs)")
     ap.add_argument("--name", default="detector")
     ap.add_argument("--device", default=None, help="'cpu', '0' for the first GPU (default auto)")
+    ap.add_argument("--init", type=Path, default=None, help="fine-tune from our own weights (.pt)")
+    ap.add_argument("--lr0", type=float, default=None, help="initial learning rate")
     args = ap.parse_args(argv)
     if not args.model.endswith(".yaml"):
         ap.error(f"--model {args.model}: train from a .yaml; pretrained .pt weights are not used")
@@ -126,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         args.project,
         args.name,
         args.device,
+        args.init,
+        args.lr0,
     )
     print(json.dumps(summary, indent=2))
     return 0

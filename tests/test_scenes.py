@@ -47,3 +47,15 @@ def test_obb_line_is_clipped_inside_the_frame():
     # wholly outside the frame: no label
     out = CardLabel("red-1", ((200.0, 200.0), (260.0, 200.0), (260.0, 290.0), (200.0, 290.0)), 0.5)
     assert yolo_obb_line(out, 100, 50) is None
+
+
+def test_single_kind_shows_one_to_three_mid_size_cards():
+    img, labels = make_scene(np.random.default_rng(3), out_size=(320, 320), kind="single")
+    assert 1 <= len(labels) <= 3
+
+
+def test_unknown_scene_kind_is_a_clear_error():
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown scene kind 'party'"):
+        make_scene(np.random.default_rng(0), out_size=(64, 64), kind="party")

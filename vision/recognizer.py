@@ -121,13 +121,16 @@ def refine_quad(image, quad, max_side=192):
     return pts.astype(np.float32)
 
 
-def _rotated_iou(a: tuple, b: tuple) -> float:
+def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
+    """(IoU, share of the smaller box inside the other) of two rotated rects."""
     inter_type, pts = cv2.rotatedRectangleIntersection(a, b)
     if inter_type == cv2.INTERSECT_NONE or pts is None:
-        return 0.0
+        return 0.0, 0.0
     inter = cv2.contourArea(cv2.convexHull(pts))
-    union = a[1][0] * a[1][1] + b[1][0] * b[1][1] - inter
-    return float(inter / union) if union > 0 else 0.0
+    area_a, area_b = a[1][0] * a[1][1], b[1][0] * b[1][1]
+    union = area_a + area_b - inter
+    smaller = min(area_a, area_b)
+    return (float(inter / union) if union > 0 else 0.0, float(inter / smaller) if smaller else 0.0)
 
 
 class CardRecognizer:
@@ -225,8 +228,19 @@ class CardRecognizer:
         ]
         chosen: list[int] = []
         for k, r in enumerate(rects):
-            if all(_rotated_iou(r, rects[j]) < self.iou for j in chosen):
+            if all(_rotated_overlap(r, rects[j])[0] < self.iou for j in chosen):
                 chosen.append(k)
+        # A box mostly inside a bigger one is a part of that card (its ellipse, its glyph, a
+        # corner index): two real cards are the same size, so one cannot sit inside another.
+        area = {k: rects[k][1][0] * rects[k][1][1] for k in chosen}
+        chosen = [
+            k
+            for k in chosen
+            if not any(
+                area[j] > 1.3 * area[k] and _rotated_overlap(rects[k], rects[j])[1] > 0.7
+                for j in chosen
+            )
+        ]
         h, w = image.shape[:2]
         found = []
         for k in chosen:
