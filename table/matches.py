@@ -24,6 +24,7 @@ from table.scoring import (
     check_counts,
     describe_validation_error,
     score_round,
+    trusted,
 )
 from table.teams import (
     ScheduleRound,
@@ -334,15 +335,16 @@ class Match:
         number = len(self.rounds) + 1
         self._check_tables(results, number)
 
-        mismatches = [m for r in results for m in check_counts(r)]
-        unconfirmed = [m for r in results if not r.host_confirmed for m in check_counts(r)]
+        found = [(r, check_counts(r)) for r in results]
+        mismatches = [m for _, ms in found for m in ms]
+        unconfirmed = [m for r, ms in found if not r.host_confirmed for m in ms]
         if unconfirmed:
             raise CountMismatchError(unconfirmed)
 
         scores = []
-        for r in results:
+        for r, ms in found:
             table_teams = self.teams or (opposite_teams(r.seats) if self.schedule else None)
-            scores.append(score_round(r, cfg.format, cfg.points, table_teams))
+            scores.append(score_round(r, cfg.format, cfg.points, table_teams, ms))
 
         seat_points: dict[int, int] = {}
         for sc in scores:
@@ -370,7 +372,8 @@ class Match:
                     self.eliminated[s] = number
                     newly_out.append(s)
 
-        record = MatchRound.model_construct(  # every field computed here from validated data
+        record = trusted(  # every field computed here from validated data
+            MatchRound,
             number=number,
             results=results,
             scores=tuple(scores),

@@ -58,6 +58,18 @@ def _kind_of(card: str) -> tuple[str, int | None]:
     return parsed.rank, None
 
 
+def trusted(cls, **values):
+    """Build a pydantic model from values computed by this package from already validated
+    data, without validating again (every field must be given). Scoring runs once per
+    simulated round, where validation would cost more than the rest of the round end."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
 # Every scored round looks up each revealed card: one dict lookup, not a parse.
 _KINDS: dict[str, tuple[str, int | None]] = {c: _kind_of(c) for c in CARD_IDS}
 
@@ -101,7 +113,17 @@ class PointTable(BaseModel):
         return self.action
 
     def hand(self, cards: Sequence[str]) -> int:
-        return sum(self.card(c) for c in cards)
+        key = (self.action, self.wild, self.wild_draw4)
+        table = _POINTS.get(key)
+        if table is None:
+            table = _POINTS[key] = {c: self.card(c) for c in CARD_IDS}
+        try:
+            return sum(map(table.__getitem__, cards))
+        except (KeyError, TypeError):
+            return sum(self.card(c) for c in cards)  # raises InvalidCardError naming the card
+
+
+_POINTS: dict[tuple[int, int, int], dict[str, int]] = {}
 
 
 # --- what the referee hands over at round end -------------------------------------------
@@ -250,6 +272,8 @@ def _validate(result: RoundResult) -> None:
         if count < 0:
             raise ScoringError(f"tracked_counts: seat {seat} has a negative count {count}")
     for seat, cards in result.hands.items():
+        if _KINDS.keys() >= set(cards):
+            continue
         for card in cards:
             try:
                 card_kind(card)
@@ -293,6 +317,7 @@ def score_round(
     fmt: Format = "standard",
     points: PointTable | None = None,
     teams: Sequence[Sequence[int]] | None = None,
+    known_mismatches: Sequence[CountMismatch] | None = None,
 ) -> RoundScore:
     """Score one table's round.
 
@@ -306,7 +331,7 @@ def score_round(
     """
     points = points or PointTable()
     _validate(result)
-    mismatches = tuple(check_counts(result))
+    mismatches = tuple(check_counts(result) if known_mismatches is None else known_mismatches)
     winner = result.went_out()
     seats = list(result.seats)
 
@@ -315,10 +340,12 @@ def score_round(
         if len(order) < len(seats) - 1:
             raise ScoringError("continuous mode needs finishing_order for all but the last seat")
         order += [s for s in seats if s not in order]
-        return RoundScore.model_construct(  # computed here from validated data
+        return trusted(  # computed here from validated data
+            RoundScore,
             winner=winner,
             hand_points={s: points.hand(result.hands[s]) for s in result.hands},
             seat_points=rank_scores(order),
+            team_points={},
             mismatches=mismatches,
             finishing_order=tuple(order),
         )
@@ -364,12 +391,14 @@ def score_round(
             team_points[i] = (
                 seat_points[team[0]] if fmt == "standard" else sum(seat_points[m] for m in team)
             )
-    return RoundScore.model_construct(  # computed here from validated data
+    return trusted(  # computed here from validated data
+            RoundScore,
         winner=winner,
         hand_points=hand,
         seat_points=seat_points,
         team_points=team_points,
         mismatches=mismatches,
+        finishing_order=(),
     )
 
 

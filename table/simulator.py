@@ -123,6 +123,7 @@ class Simulator:
         record: bool = False,
     ):
         self.rules = config if isinstance(config, Rules) else Rules(config)
+        self._slap9 = self.rules.slap9
         self.n = self.rules.n
         self.rng = random.Random(seed)
         self.opt = options or SimOptions()
@@ -249,6 +250,21 @@ class Simulator:
         rng = self.rng
         opt = self.opt
         r = self.rules
+        if phase == PLAY and r.plain:  # the official game's turn, kept lean
+            seat = st.turn
+            hand = self.hands[seat]
+            # is_playable inlined: this line runs for every turn of every simulated game
+            colour = st.colour
+            top_rank = FACE_RANK[st.top] if st.top < WILD else -1
+            legal = [f for f in hand if f >= WILD or FACE_COLOUR[f] == colour or FACE_RANK[f] == top_rank]
+            if legal and WILD_DRAW4 in legal and not wild_draw4_allowed(st, hand):
+                if not (opt.bluff_rate and rng.random() < opt.bluff_rate):
+                    legal = [f for f in legal if f != WILD_DRAW4]
+            if legal and not (opt.voluntary_draw and rng.random() < opt.voluntary_draw):
+                self._play(seat, self._choose(seat, legal))
+            else:
+                self._draw(seat)
+            return
         if st.windows and r.silent2 and opt.sound_rate and rng.random() < opt.sound_rate:
             if any(w[0] == "silent2" for w in st.windows):
                 self._press(self._random_live(), "press")  # someone made a sound (H10)
@@ -260,7 +276,6 @@ class Simulator:
             hand = self.hands[seat]
             if st.pending:
                 return self._answer_stack(seat, hand)
-            # is_playable inlined: this line runs for every turn of every simulated game
             colour = st.colour
             top_rank = FACE_RANK[st.top] if st.top < WILD and not st.lock else -1
             legal = [f for f in hand if f >= WILD or FACE_COLOUR[f] == colour or FACE_RANK[f] == top_rank]
@@ -387,7 +402,7 @@ class Simulator:
         return COLOURS[counts.index(max(counts))]
 
     def _play(self, seat: int, face: int, explicit: bool = False) -> None:
-        if explicit or self.rules.slap9:
+        if explicit or self._slap9:
             return self._play_cards(seat, [face], explicit)
         # one card by the turn seat: the lean path (every turn of every simulated game)
         hand = self.hands[seat]
@@ -397,8 +412,6 @@ class Simulator:
         self.discard.append(face)
         self.clock += 1.0
         self.feed(Play(cards=(CARD_IDS[face],)), {"seat": seat, "card": CARD_IDS[face]} if self.record else None)
-        if self.state.windows:
-            self._slap(None)
         if len(hand) == 1:
             self._after_one_left(seat, len(self.game.truth) - 1)
 
