@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision import detectors
 from vision.calibration import Calibration
 from vision.config import VisionConfig
-from vision.detectors import Detector, make_detector
+from vision.detectors import Detector
 from vision.frame import Frame
 from vision.monitor import FrameFeatures
 from vision.observations import Observation
@@ -47,7 +48,7 @@ def _scale_detection(d: CardDetection, sx: float, sy: float) -> CardDetection:
 class VisionPipeline:
     def __init__(self, config: VisionConfig | None = None, detector: Detector | None = None):
         self.config = config or VisionConfig()
-        self.detector = detector if detector is not None else make_detector(self.config.detector)
+        self.detector = detector if detector is not None else detectors.make_detector(self.config.detector)
         self.calibration = Calibration(self.config.calibration)
         self.tracker: TableTracker | None = None
         self.listeners: list[Callable[[FrameResult], None]] = []
