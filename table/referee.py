@@ -716,20 +716,18 @@ def _start_round(s: State, inp: StartRound, ev: list[Event]) -> None:
     s.direction = 1
     s.colour = s.top = -1
     s.drawn = NO_CARD
-    s.verdicts = ()
-    s.windows = ()
+    s.verdicts = s.windows = s.finish = s.held = ()
     s.lock = False
     s.last_player = s.swap_seat = -1
-    s.finish = ()
-    s.held = ()
-    # R6: eliminated seats stay out of the rotation (and of the deal) for the rest of the match.
     s.out = 0
-    if s.match is not None:
+    s.live = n
+    if s.match is not None and s.match.eliminated:
+        # R6: eliminated seats stay out of the rotation (and of the deal) for the match.
         for seat in s.match.eliminated:
             s.out |= 1 << seat
-    s.live = n - bin(s.out).count("1")
-    if dealer is not None and s.out >> dealer & 1:
-        dealer = _step_from(s, dealer, 1)
+        s.live = n - len(s.match.eliminated)
+        if dealer is not None and s.out >> dealer & 1:
+            dealer = _step_from(s, dealer, 1)
     ev.append(RoundStarted(s.round, dealer))
     if dealer is None:
         s.phase = DEALER_DRAW
@@ -772,7 +770,7 @@ def _dealer_draw(s: State, inp: DealerDraw, ev: list[Event]) -> None:
 
 def _deal(s: State, ev: list[Event]) -> None:
     r = s.rules
-    s.hands = [0 if s.out >> x & 1 else r.hand_size for x in range(r.n)]
+    s.hands = [0 if s.out >> x & 1 else r.hand_size for x in range(r.n)] if s.out else [r.hand_size] * r.n
     s.draw_count = DECK_SIZE - r.hand_size * s.live
     s.phase = FLIP
     ev.append(CardsDealt(r.hand_size, s.live, s.draw_count))
@@ -795,7 +793,7 @@ def _flip(s: State, inp: Flip, ev: list[Event]) -> None:
     s.top = face
     s.colour = FACE_COLOUR[face]
     s.direction = 1
-    first = dealer if r.first_is_dealer else _step_from(s, dealer, 1)
+    first = dealer if r.first_is_dealer else (dealer + 1) % r.n if not s.out else _step_from(s, dealer, 1)
     rank = FACE_RANK[face]
     s.last_player = -1
     if rank == REVERSE and s.live > 2:
@@ -922,13 +920,14 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     inferred = inp.seat is None
     seat = s.turn if inferred else inp.seat
     cards = inp.cards
-    if phase == PLAY and seat == s.turn and len(cards) == 1 and not s.pending and not s.lock:
+    if phase == PLAY and seat == s.turn and len(cards) == 1:
         face = FACE_OF[cards[0]]
         # the common case, kept lean: one card, in turn, no draw this turn
         if face >= WILD or FACE_COLOUR[face] == s.colour or (s.top < WILD and FACE_RANK[face] == FACE_RANK[s.top]):
             if s.rules.plain:
                 return _accept_plain(s, seat, face, cards[0], inferred, ev)
-            return _accept(s, seat, face, cards[0], inferred, ev, None, inp.at)
+            if not s.pending and not s.lock:
+                return _accept(s, seat, face, cards[0], inferred, ev, None, inp.at)
     if phase not in IN_ROUND:
         return _reject(s, inp, seat, f"a card was placed but no round is in play ({phase})", ev)
     faces = [FACE_OF[c] for c in inp.cards]
