@@ -8,11 +8,11 @@ challenge verdicts match the true hand and that revealed hands match the counts.
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_properties_sim import CheckedSimulator
 
 from table.referee import replay
 from table.rules import load_rules
 from table.simulator import SimOptions
-from tests.test_properties_sim import CheckedSimulator
 
 
 @st.composite
