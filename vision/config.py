@@ -191,7 +191,7 @@ class TrackerConfig(_Strict):
         True, description="A new discard needs a hand or motion over the pile first (no flicker plays)."
     )
     quiet_frames: int = Field(
-        2, ge=1, le=100, description="Still frames after which a covered zone is clear again."
+        1, ge=1, le=100, description="Still frames after which a covered zone is clear again."
     )
     changed_fraction: float = Field(
         0.06, ge=0, le=1, description="Share of a card's box whose grey level moved by 25+ that means the pile changed there."
