@@ -6,6 +6,13 @@ is what the camera, buttons and phones would report, and `SimGame.truth` (when r
 says what really happened at each input (who played what, true hand sizes, forgotten UNO
 calls). True hands are exposed (`hands`) so the reveal for challenges and end-of-round
 scoring is produced from them.
+
+With house rules on, the simulated players use them (rates in `SimOptions`): they add to a
+pending stack or deflect it (H1-H3), jump in with the top card's twin (H5, the seat named in
+the play), play all cards of a rank or an identical pair (H6), keep drawing (H7), name the
+seat with the fewest cards for a 7 (H8), press the launcher with a seeded roll (H12), make a
+sound during Silent 2 and slap a 9 with reaction times, sometimes never (a tick closes the
+window, H10/H11). `simulate_match` plays a whole match through one referee state.
 """
 
 from __future__ import annotations
