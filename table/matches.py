@@ -322,8 +322,15 @@ class Match:
 
     # --- applying a round --------------------------------------------------------------
 
-    def apply(self, results: RoundResult | Mapping | Sequence[RoundResult | Mapping]) -> MatchRound:
-        """Score one round (one result, or one per table) and update every total."""
+    def apply(
+        self,
+        results: RoundResult | Mapping | Sequence[RoundResult | Mapping],
+        *,
+        checked: bool = False,
+    ) -> MatchRound:
+        """Score one round (one result, or one per table) and update every total.
+        `checked`: the result was built by the referee from its own state (seats, cards and
+        winner already consistent), so the per-card consistency pass is skipped."""
         cfg = self.config
         if self.over:
             raise MatchError(
@@ -344,7 +351,7 @@ class Match:
         scores = []
         for r, ms in found:
             table_teams = self.teams or (opposite_teams(r.seats) if self.schedule else None)
-            scores.append(score_round(r, cfg.format, cfg.points, table_teams, ms))
+            scores.append(score_round(r, cfg.format, cfg.points, table_teams, ms, checked))
 
         seat_points: dict[int, int] = {}
         for sc in scores:

@@ -1726,7 +1726,7 @@ def _score_round(s: State, ev: list[Event], confirmed: bool = False) -> None:
         r.empty_match = Match(r.match_config)  # built once per rule set, copied per match
     match = (s.match if s.match is not None else r.empty_match).copy()
     try:
-        rec = match.apply(result)
+        rec = match.apply(result, checked=True)
     except CountMismatchError as exc:
         # Never scored silently from a hand that disagrees with the count: the host decides.
         s.held = tuple((m.seat, m.tracked, m.revealed) for m in exc.mismatches)
