@@ -26,6 +26,8 @@ EVENT_PATTERNS: dict[str, str] = {
     "uno_caught": "uno-caught",
     "round_ended": "round-over",
     "match_ended": "round-over",
+    "window_opened": "window-start",  # H10 Silent 2, H11 Slap 9: the buzzer marks start and end
+    "window_closed": "window-end",
 }
 # Most important first: the one played when a batch has several.
 PRIORITY = (
@@ -34,6 +36,8 @@ PRIORITY = (
     "challenge-lost",
     "uno-caught",
     "round-over",
+    "window-start",
+    "window-end",
     "penalty",
     "uno-heard",
     "turn-reminder",

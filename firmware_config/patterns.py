@@ -12,6 +12,8 @@ number and length of beeps (S = short < 150 ms, L = long), the tunes in shape.
 | challenge-won | the challenger was right (the Wild Draw Four was illegal) | S S L | fanfare |
 | challenge-lost | the challenger was wrong and draws 6 | L L | sad trombone |
 | round-over | a round ended | S S S L | little tune |
+| window-start | Silent 2 / Slap 9 begins | S S S (fast) | sharp rising double |
+| window-end | Silent 2 / Slap 9 is over | L S | long falling note |
 | turn-reminder | nudge the seat whose turn it is | S | one soft blip |
 
 No gpiozero here, so the dashboard can import it for its virtual panel.
@@ -116,6 +118,18 @@ PATTERNS: dict[str, Pattern] = {
             "A round ended: a little tune.",
             (("G5", 150), ("C6", 150), ("E6", 150), ("G6", 150), ("E6", 120), ("G6", 600)),
             _beeps(100, 100, 100, 1000, gap=80),
+        ),
+        Pattern(
+            "window-start",
+            "Silent 2 or Slap 9 begins (H10, H11): a sharp rising double.",
+            (("G5", 80), ("G6", 80), (None, 60), ("G5", 80), ("G6", 180)),
+            _beeps(40, 40, 40, gap=40),
+        ),
+        Pattern(
+            "window-end",
+            "Silent 2 or Slap 9 is over: a long falling note and a blip.",
+            (("G6", 120), ("D6", 120), ("G5", 400)),
+            _beeps(500, 60, gap=100),
         ),
         Pattern(
             "turn-reminder",

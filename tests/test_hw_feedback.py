@@ -104,3 +104,14 @@ def test_virtual_panel_takes_the_dashboards_json(hw):
         hw.virtual.perform({"kind": "gesture", "seat": "1"})
     with pytest.raises(ValueError, match="'gesture' or 'colour'"):
         hw.virtual.perform({"kind": "play"})
+
+
+@pytest.mark.rule("H10", "H11")
+def test_the_buzzer_marks_the_start_and_end_of_silent2_and_slap9_windows():
+    from firmware_config.feedback import pattern_for_events
+
+    opened = {"kind": "window_opened", "window": "slap9", "seat": 1, "rule": "H11", "buzzer": "start"}
+    closed = {"kind": "window_closed", "window": "slap9", "rule": "H11", "losers": [2], "reason": "slowest"}
+    penalty = {"kind": "penalty_ordered", "seat": 2, "count": 2, "rule": "H11", "reason": "slowest slap"}
+    assert pattern_for_events([opened]) == "window-start"
+    assert pattern_for_events([closed, penalty]) == "window-end"
