@@ -57,9 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _detector_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model", type=Path, metavar="PATH",
-        help="a detector .onnx (with --classifier) or a YOLO .pt (ultralytics); default: the shipped model",
+        help="a detector .onnx or a YOLO .pt (ultralytics); default: the shipped detector",
     )
-    p.add_argument("--classifier", type=Path, metavar="PATH", help="classifier .onnx to go with --model")
+    p.add_argument("--classifier", type=Path, metavar="PATH", help="classifier .onnx; default: the shipped classifier")
     p.add_argument(
         "--detector", choices=["onnx", "ultralytics", "sim-truth"], default=None,
         help="backend (default: onnx, or ultralytics for a .pt model); sim-truth reads the simulator's truth",
@@ -78,10 +78,6 @@ def _detector_config(args):
         return c.UltralyticsDetectorConfig(path=args.model)
     if kind == "sim-truth":
         return c.SimTruthDetectorConfig()
-    if args.model is not None and args.classifier is None:
-        from vision.errors import ModelError
-
-        raise ModelError("an ONNX --model needs its --classifier too")
     return c.OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier)
 
 

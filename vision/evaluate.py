@@ -229,15 +229,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detector", choices=["onnx", "sim-truth"], default="onnx",
                     help="onnx: the shipped model (default); sim-truth: a noisy stand-in reading the truth")
     ap.add_argument("--save-video", type=Path, metavar="MP4", help="also write the rendered game as a video")
+    ap.add_argument("--model", type=Path, metavar="ONNX", help="detector .onnx instead of the shipped one")
+    ap.add_argument("--classifier", type=Path, metavar="ONNX", help="classifier .onnx instead of the shipped one")
     ap.add_argument("--photos", type=Path, metavar="DIR",
                     help="instead: name the card in each labelled photo of DIR (labels.csv)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
+    onnx = OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier)
     if args.photos is not None:
-        result = evaluate_photos(args.photos, OnnxDetectorConfig())
+        result = evaluate_photos(args.photos, onnx)
         print(json.dumps(result) if args.json else json.dumps(result, indent=1))
         return 0
-    cfg = OnnxDetectorConfig() if args.detector == "onnx" else SimTruthDetectorConfig(seed=args.seed)
+    cfg = onnx if args.detector == "onnx" else SimTruthDetectorConfig(seed=args.seed)
     result = run_game(args.plays, args.seed, cfg, args.fps, args.save_video, progress=not args.json)
     result["detector"] = args.detector
     if args.json:
