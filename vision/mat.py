@@ -20,6 +20,7 @@ MARGIN_MM = 8.0
 ARUCO_DICT = cv2.aruco.DICT_4X4_50
 MARKER_IDS = (0, 1, 2, 3)  # top left, top right, bottom right, bottom left
 ZONE_COLOURS = {"discard": (60, 60, 200), "draw": (160, 90, 30), "reveal": (40, 140, 40)}
+ZONE_FIELD = (70, 100, 60)  # BGR
 ZONE_LABELS = {"discard": "DISCARD PILE", "draw": "DRAW PILE", "reveal": "REVEAL ZONE"}
 
 
@@ -57,7 +58,9 @@ def render_mat(paper: str = "A3", px_per_mm: float = 8.0) -> np.ndarray:
     for name, poly in lay.zone_polygons().items():
         pts = np.round(poly * k).astype(np.int32)
         colour = ZONE_COLOURS[name]
-        # Outlines only: a tinted fill could look like skin to the hand detector.
+        # A dark felt-green field: white-bordered cards stand out on it (on white paper the
+        # card's edge vanishes), and green is nothing like skin to the hand detector.
+        cv2.fillPoly(img, [pts], ZONE_FIELD)
         cv2.polylines(img, [pts], True, colour, max(2, int(1.2 * k)), cv2.LINE_AA)
         label = ZONE_LABELS[name]
         scale = 0.9 * k / 8.0 * 1.6
@@ -65,7 +68,7 @@ def render_mat(paper: str = "A3", px_per_mm: float = 8.0) -> np.ndarray:
         (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
         x0, y0 = pts[0]
         cv2.putText(img, label, (int(x0 + 3 * k), int(y0 + 3 * k + th)), cv2.FONT_HERSHEY_SIMPLEX,
-                    scale, colour, thick, cv2.LINE_AA)
+                    scale, (235, 235, 235), thick, cv2.LINE_AA)
     dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICT)
     for i, corners in lay.marker_corners().items():
         size = int(round(lay.marker_mm * k))
