@@ -123,8 +123,12 @@ def eval_renders(rec, seed: int = 424242) -> dict:
 
 
 def eval_speed(rec, n: int = 30, seed: int = 7) -> dict:
-    rng = np.random.default_rng(seed)
-    img, labels = make_scene(rng, out_size=(1280, 720), kind="table")
+    # the busiest of a few table frames: speed is worst with many cards to classify
+    scenes = [
+        make_scene(np.random.default_rng([seed, k]), out_size=(1280, 720), kind="table")
+        for k in range(8)
+    ]
+    img, labels = max(scenes, key=lambda s: sum(lab.visible >= 0.45 for lab in s[1]))
     for _ in range(3):
         rec.recognize(img)
     stages: dict[str, list[float]] = {}

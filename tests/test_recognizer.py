@@ -107,8 +107,10 @@ def test_reads_a_rendered_card_at_any_angle_with_boxes_in_original_pixels(rec):
 def test_reads_fresh_renders_it_never_saw(rec):
     from models.evaluate import eval_renders
 
-    res = eval_renders(rec, seed=777_001)  # seeds never used in training
-    assert res["renders_right"] >= 52, res["renders_misses"]  # >= 95% of 54
+    # two sets of 54 printings drawn from seeds the training never used
+    runs = [eval_renders(rec, seed=s) for s in (424_242, 777_001)]
+    right = sum(r["renders_right"] for r in runs)
+    assert right >= 0.95 * 108, [r["renders_misses"] for r in runs]
 
 
 @pytest.mark.slow
@@ -123,6 +125,7 @@ def test_reads_the_real_photos_at_target(rec):
     assert right / len(rows) >= 0.97, f"{right}/{len(rows)}"
 
 
+@pytest.mark.slow
 def test_table_frame_finds_many_cards(rec):
     from models.scenes import make_scene
 
