@@ -31,12 +31,17 @@ from vision.sim import SimTable, random_script
 
 def run_game(
     plays: int, seed: int, detector_cfg, fps: float = 20.0, save_video: Path | None = None,
-    progress: bool = True,
+    progress: bool = True, mat: bool = True,
 ) -> dict:
-    table = SimTable(seed=seed, fps=fps)
+    table = SimTable(seed=seed, fps=fps, mat=mat)
     random_script(table, plays, seed=seed)
     total = table.pending
     config = VisionConfig(detector=detector_cfg)
+    if not mat:  # a bare table: the zones come from the config, as a user would draw them
+        from vision.config import CalibrationConfig, ZonePolygons
+
+        config = VisionConfig(detector=detector_cfg, calibration=CalibrationConfig(
+            use_mat=False, polygons=ZonePolygons(**table.zone_polygons_px())))
     pipe = VisionPipeline(config)
     truth_plays: list[tuple[int, tuple[str, ...]]] = []  # (frame, cards)
     reveal_truth: list[tuple[int, tuple[str, ...]]] = []
@@ -228,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fps", type=float, default=20.0, help="frame rate of the rendered video")
     ap.add_argument("--detector", choices=["onnx", "sim-truth"], default="onnx",
                     help="onnx: the shipped model (default); sim-truth: a noisy stand-in reading the truth")
+    ap.add_argument("--no-mat", action="store_true", help="a bare table, zones given as polygons")
     ap.add_argument("--save-video", type=Path, metavar="MP4", help="also write the rendered game as a video")
     ap.add_argument("--model", type=Path, metavar="ONNX", help="detector .onnx instead of the shipped one")
     ap.add_argument("--classifier", type=Path, metavar="ONNX", help="classifier .onnx instead of the shipped one")
@@ -241,7 +247,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result) if args.json else json.dumps(result, indent=1))
         return 0
     cfg = onnx if args.detector == "onnx" else SimTruthDetectorConfig(seed=args.seed)
-    result = run_game(args.plays, args.seed, cfg, args.fps, args.save_video, progress=not args.json)
+    result = run_game(args.plays, args.seed, cfg, args.fps, args.save_video, progress=not args.json,
+                      mat=not args.no_mat)
+    result["mat"] = not args.no_mat
     result["detector"] = args.detector
     if args.json:
         print(json.dumps(result))
