@@ -58,7 +58,8 @@ def house_rules(draw):
         "scoring": {
             "format": fmt,
             "target": draw(st.sampled_from([None, 60, 150])),
-            "last_card_action": draw(st.sampled_from(["allowed", "draw-one"])),
+            # continuous + draw-one is refused at load (a known gap, see table/rules.py)
+            "last_card_action": "allowed" if fmt == "continuous" else draw(st.sampled_from(["allowed", "draw-one"])),
         },
         "teams": {"mode": teams},
     }
