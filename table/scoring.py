@@ -304,12 +304,15 @@ def _validate(result: RoundResult) -> None:
 
 
 def _points_of(result: RoundResult, seats: Sequence[int], points: PointTable) -> dict[int, int]:
-    missing = [s for s in seats if s not in result.hands]
+    # A seat the referee tracks at 0 cards has nothing to lay face up (two-player jump-in
+    # can leave both hands empty): it scores an empty hand.
+    empty = {s for s in seats if s not in result.hands and result.tracked_counts.get(s) == 0}
+    missing = [s for s in seats if s not in result.hands and s not in empty]
     if missing:
         raise ScoringError(
             f"hands: seats {missing} were not revealed; lay their cards face up to score"
         )
-    return {s: points.hand(result.hands[s]) for s in seats}
+    return {s: 0 if s in empty else points.hand(result.hands[s]) for s in seats}
 
 
 def score_round(
