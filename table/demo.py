@@ -23,7 +23,17 @@ from typing import Any, Protocol
 from table.app import TableHub
 from table.events import CardsDrawn, Event, TurnStarted
 from table.inputs import Input, input_to_dict
-from table.referee import CHALLENGE, COLOUR, DRAWN, MATCH_OVER, ROUND_OVER, snapshot
+from table.referee import (
+    CHALLENGE,
+    COLOUR,
+    DRAWN,
+    MATCH_OVER,
+    ROUND_OVER,
+    effective_inputs,
+    new_state,
+    snapshot,
+    step,
+)
 from table.simulator import SimOptions, Simulator
 
 #: Inputs the table's camera produces (the rest come from buttons or the host).
@@ -144,7 +154,6 @@ class DemoDriver:
         for e in events:
             if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7"):
                 self._reaches_due += 1
-                self.report.penalties_table += 1
 
     # ----- the simulator's moves, reported the way a real table reports them
 
@@ -272,6 +281,15 @@ class DemoDriver:
                 if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7")
             )  # fmt: skip
         self.report.seconds = time.perf_counter() - t0
+        # Penalties the table stands by: those of the log as corrected (an amended misread
+        # takes back the penalty its illegal play had ordered).
+        state, table_penalties = new_state(self.hub.rules_config), 0
+        for inp in effective_inputs(self.hub.log.inputs()):
+            state, events = step(state, inp)
+            table_penalties += sum(
+                1 for e in events if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7")
+            )  # fmt: skip
+        self.report.penalties_table = table_penalties
         self.report.scores_truth = list(self.sim.state.scores)
         self.report.scores_table = list(self.hub.state.scores)
         if self.hub.state.phase not in (ROUND_OVER, MATCH_OVER) and self.report.rounds:
