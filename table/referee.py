@@ -982,6 +982,21 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
     _accept(s, seat, faces[-1], cards[-1], inferred, ev, multi, inp.at)
 
 
+
+def _note_uno(s: State, seat: int, bit: int, left: int, ev: list[Event]) -> None:
+    """U1/U2 after a play: a call pressed with the card counts; one card left without it is
+    catchable until the next player begins; a call armed for a longer hand lapses."""
+    if left == 1:
+        if s.armed & bit:
+            s.armed &= ~bit
+            s.called |= bit
+            ev.append(UnoCalled(seat))
+        else:
+            s.exposed |= bit  # U2: catchable until the next player begins
+            s.exposed_seq = s.seq
+    elif s.armed & bit:
+        s.armed &= ~bit
+
 def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[Event],
             faces: list[int] | None = None, at: float | None = None) -> None:  # fmt: skip
     """A legal play: the card(s) are on the pile (the last one on top); apply the effect
@@ -1014,16 +1029,7 @@ def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[
     ev.append(e)
     s.verdicts = s.verdicts[-4:] + (e,)
     bit = 1 << seat
-    if left == 1:
-        if s.armed & bit:
-            s.armed &= ~bit
-            s.called |= bit
-            ev.append(UnoCalled(seat))
-        else:
-            s.exposed |= bit  # U2: catchable until the next player begins
-            s.exposed_seq = s.seq
-    elif s.armed & bit:
-        s.armed &= ~bit
+    _note_uno(s, seat, bit, left, ev)
     r = s.rules
     rank = FACE_RANK[face]
     out = False  # the seat went out: the round ends after the card's owed draw (R1, A5)
@@ -1130,16 +1136,7 @@ def _accept_plain(s: State, seat: int, face: int, card: str, inferred: bool, ev:
     ev.append(e)
     s.verdicts = s.verdicts[-4:] + (e,)
     bit = 1 << seat
-    if left == 1:
-        if s.armed & bit:
-            s.armed &= ~bit
-            s.called |= bit
-            ev.append(UnoCalled(seat))
-        else:
-            s.exposed |= bit  # U2: catchable until the next player begins
-            s.exposed_seq = s.seq
-    elif s.armed & bit:
-        s.armed &= ~bit
+    _note_uno(s, seat, bit, left, ev)
     n = s.rules.n
     if face >= WILD:
         if left == 0:  # going out on a wild: no colour to name; A5 for a Wild Draw Four

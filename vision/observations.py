@@ -35,6 +35,17 @@ class ObservedCard:
         return out
 
 
+def _cards_json(obs) -> dict:
+    """JSON of an observation that carries cards (discard, reveal)."""
+    return {
+        "type": obs.type,
+        "frame": obs.frame,
+        "timestamp": _r(obs.timestamp, 3),
+        "confidence": _r(obs.confidence),
+        "cards": [c.to_json() for c in obs.cards],
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class CardsPlayed:
     """One or more cards just came to rest on the discard pile (several = a multi-play),
@@ -47,13 +58,7 @@ class CardsPlayed:
     type: str = "discard"
 
     def to_json(self) -> dict:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "timestamp": _r(self.timestamp, 3),
-            "confidence": _r(self.confidence),
-            "cards": [c.to_json() for c in self.cards],
-        }
+        return _cards_json(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +72,7 @@ class CardsRevealed:
     type: str = "reveal"
 
     def to_json(self) -> dict:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "timestamp": _r(self.timestamp, 3),
-            "confidence": _r(self.confidence),
-            "cards": [c.to_json() for c in self.cards],
-        }
+        return _cards_json(self)
 
 
 @dataclass(frozen=True, slots=True)
