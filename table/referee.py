@@ -635,6 +635,10 @@ def _penalty(s: State, seat: int, count: int, rule: str, reason: str, ev: list[E
              quiet: bool = False) -> None:  # fmt: skip
     if count <= 0:
         return
+    if s.out >> seat & 1:
+        # R5: a seat that has finished holds no hand to draw into; drawing would put it back
+        # into a round it has left (and its place is already taken).
+        return ev.append(Notice(seat, f"seat {seat} has finished this round: no penalty draw ({rule}: {reason})"))
     phase = s.phase
     if phase == COLOUR:
         # RULES.md edge case: the colour choice completes first, then the penalty applies.

@@ -84,13 +84,3 @@ def test_every_format_and_the_fixed_teams_mode_load():
         assert load_rules(overrides={"scoring": {"format": fmt}}).match_config().format == fmt
     assert load_rules(overrides={"teams": {"mode": "fixed"}}).match_config().teams == "fixed"
     assert load_rules(overrides={"scoring": {"format": "continuous"}}).match_config().effective_target == 15
-
-
-def test_continuous_with_the_last_card_rule_is_refused_naming_both_fields():
-    import pytest as _pytest
-
-    from table.errors import ConfigError
-    from table.rules import load_rules
-
-    with _pytest.raises(ConfigError, match="last_card_action.*continuous"):
-        load_rules("official", overrides={"players": 3, "scoring": {"format": "continuous", "last_card_action": "draw-one"}})

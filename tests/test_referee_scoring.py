@@ -192,3 +192,25 @@ def test_host_end_round_with_a_winner_scores_and_without_one_voids_the_round():
     w.send(EndRound(winner=2, reason="x"))
     w.send(EndRound(reason="again"))
     assert w.one("input_rejected").reason.startswith("no round in progress")
+
+
+@pytest.mark.rule("R5", "R7")
+def test_continuous_with_the_last_card_rule_the_forced_draw_keeps_the_seat_in():
+    t = Scenario(starter="blue-5", scoring={"format": "continuous", "last_card_action": "draw-one"})
+    _out(t, card="blue-skip")  # an action card last: seat 1 draws one and stays in
+    assert t.one("penalty_ordered").rule == "R7" and t.hands[1] == 1
+    assert t.find("seat_out") == [] and t.snap["out"] == [] and t.turn == 3
+    _out(t, seat=3, card="blue-4")  # a number last: seat 3 finishes, play goes on
+    assert t.one("seat_out").seat == 3 and t.snap["phase"] == "play" and t.turn == 0
+
+
+@pytest.mark.rule("R5", "U5")
+def test_a_finished_seat_is_never_made_to_draw_back_into_the_round():
+    t = Scenario(starter="blue-5", scoring={"format": "continuous"})
+    _out(t)  # seat 1 finishes first
+    before = list(t.hands)
+    t.catch(1)  # a wrong catch from the finished seat: noted, no draw
+    assert t.find("penalty_ordered") == [] and t.find("cards_drawn") == [] and t.hands == before
+    assert any("finished" in e.text() for e in t.find("notice"))
+    t.catch(2)  # the penalty still applies to a seat in the round
+    assert t.one("penalty_ordered").seat == 2 and t.hands[2] == before[2] + t.rules.uno.wrong_catch_penalty
