@@ -71,3 +71,65 @@ def test_detections_on_the_low_res_stream_come_back_in_main_stream_pixels():
     assert seen == [(360, 640, 3)]  # the detector read the small stream
     d = r.detections[0]
     assert d.box == (20, 40, 60, 120) and d.quad[2] == (60, 120)
+
+
+def _zone_pipeline(**cfg):
+    import numpy as np
+
+    from vision.config import CalibrationConfig, VisionConfig, ZonePolygons
+    from vision.pipeline import VisionPipeline
+    from vision.types import CardDetection
+
+    seen = []
+
+    class Crops:
+        name, timings = "crops", {}
+
+        def detect(self, image, truth=None):
+            seen.append(image.shape)
+            # a card at the same place in every crop it is given
+            return [CardDetection("blue-1", 0.9, (10, 20, 30, 60), ((10, 20), (30, 20), (30, 60), (10, 60)))]
+
+    polygons = ZonePolygons(
+        discard=[(500, 100), (800, 100), (800, 400), (500, 400)],
+        draw=[(100, 100), (300, 100), (300, 400), (100, 400)],
+        reveal=[(300, 500), (1000, 500), (1000, 680), (300, 680)],
+    )
+    config = VisionConfig(calibration=CalibrationConfig(use_mat=False, polygons=polygons), **cfg)
+    return VisionPipeline(config, detector=Crops()), seen, np
+
+
+def test_the_detector_reads_each_zone_cropped_and_its_cards_come_back_in_frame_pixels():
+    from vision.frame import Frame
+
+    pipe, seen, np = _zone_pipeline(zone_margin=0.2)
+    r = pipe.process(Frame(1, 0.0, np.zeros((720, 1280, 3), np.uint8), None))
+    # discard 300x300 grown by 0.2*300 = 60 a side; reveal 700x180 grown by 36 a side
+    assert seen == [(421, 421, 3), (253, 773, 3)]
+    boxes = sorted(d.box for d in r.detections)
+    # crops start at (440, 40) and (264, 464): the card at (10, 20) in each is offset by that
+    assert boxes == [(274, 484, 294, 524), (450, 60, 470, 100)]
+    assert r.regions_read == 2
+
+
+def test_a_still_zone_keeps_its_reading_and_a_changed_one_is_read_again():
+    from vision.frame import Frame
+
+    pipe, seen, np = _zone_pipeline(reread_every=3)
+    image = np.zeros((720, 1280, 3), np.uint8)
+    reads = [pipe.process(Frame(n, n / 20, image, None)).regions_read for n in range(1, 4)]
+    assert reads == [2, 0, 0] and len(seen) == 2
+    moved = image.copy()
+    moved[150:350, 550:750] = 200  # something lands on the discard pile only
+    r = pipe.process(Frame(4, 0.2, moved, None))
+    assert r.regions_read == 1 and len(r.detections) == 2  # the reveal zone's reading is kept
+    later = [pipe.process(Frame(n, n / 20, moved, None)).regions_read for n in range(5, 9)]
+    assert later == [1, 0, 0, 1]  # after reread_every frames a still zone is read anyway
+
+
+def test_with_skip_still_off_every_zone_is_read_every_frame():
+    from vision.frame import Frame
+
+    pipe, seen, np = _zone_pipeline(skip_still=False)
+    image = np.zeros((720, 1280, 3), np.uint8)
+    assert [pipe.process(Frame(n, 0.0, image, None)).regions_read for n in (1, 2, 3)] == [2, 2, 2]

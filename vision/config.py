@@ -223,9 +223,37 @@ class VisionConfig(_Strict):
         default_factory=CalibrationConfig, description="Mat and zones."
     )
     tracker: TrackerConfig = Field(default_factory=TrackerConfig, description="Tracker settings.")
+    detect_region: Literal["zones", "frame"] = Field(
+        "zones",
+        description="Where the detector looks. `zones`: once per zone (discard pile, reveal zone), "
+        "each cropped from the full frame, so a card fills several times more of the detector's "
+        "input than in the whole frame (its corners, and so its reading, are that much sharper); "
+        "`frame`: the whole frame in one pass (cards anywhere, e.g. `watch` without zones).",
+    )
+    zone_margin: float = Field(
+        0.2, ge=0, le=1,
+        description="With detect_region=zones: each crop reaches this share of the zone's smaller "
+        "side beyond it (a card half over the printed edge is still read whole).",
+    )
+    skip_still: bool = Field(
+        True,
+        description="With detect_region=zones: a zone whose pixels did not change since it was "
+        "last read keeps that reading instead of running the model again (Frigate: detect where "
+        "there is motion). A still table then costs a few milliseconds a frame.",
+    )
+    still_fraction: float = Field(
+        0.002, ge=0, le=1,
+        description="Share of a zone's pixels (quarter scale, blurred grey) that may move by 25+ "
+        "grey levels and still count as unchanged.",
+    )
+    reread_every: int = Field(
+        20, ge=1, le=10_000,
+        description="A still zone is read again after this many frames anyway (slow light changes).",
+    )
     detect_on: Literal["main", "lores"] = Field(
         "main",
         description="Stream the detector reads when the camera has two (picamera2). The shipped "
         "recognizer shrinks the frame for its detector itself and reads each card from the full "
-        "resolution, so `main`; `lores` saves the resize for a single-stage model.",
+        "resolution, so `main`; `lores` saves the resize for a single-stage model (and reads the whole "
+        "small frame: detect_region does not apply).",
     )

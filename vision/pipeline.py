@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from vision import detectors
@@ -19,6 +20,8 @@ from vision.tracker import TableTracker
 from vision.types import CardDetection
 from vision.zones import ZoneLayout
 
+_STILL_DIFF = 25  # grey levels (blurred, quarter scale) that count as a changed pixel
+
 
 @dataclass
 class FrameResult:
@@ -28,6 +31,7 @@ class FrameResult:
     zones: ZoneLayout
     covered: dict[str, bool]
     timings: dict[str, float] = field(default_factory=dict)  # ms per stage
+    regions_read: int | None = None  # zone crops the model read (the others were still)
 
     def to_json(self) -> dict:
         return {
@@ -45,6 +49,22 @@ def _scale_detection(d: CardDetection, sx: float, sy: float) -> CardDetection:
     return CardDetection(d.card, d.confidence, box, quad, d.detector_confidence)
 
 
+def _offset_detection(d: CardDetection, dx: float, dy: float) -> CardDetection:
+    box = (d.box[0] + dx, d.box[1] + dy, d.box[2] + dx, d.box[3] + dy)
+    quad = None if d.quad is None else tuple((x + dx, y + dy) for x, y in d.quad)
+    return CardDetection(d.card, d.confidence, box, quad, d.detector_confidence)
+
+
+def _area(b) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def _iou(a, b) -> float:
+    inter = _area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
+    union = _area(a) + _area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
 class VisionPipeline:
     def __init__(self, config: VisionConfig | None = None, detector: Detector | None = None):
         self.config = config or VisionConfig()
@@ -52,6 +72,69 @@ class VisionPipeline:
         self.calibration = Calibration(self.config.calibration)
         self.tracker: TableTracker | None = None
         self.listeners: list[Callable[[FrameResult], None]] = []
+        # region -> (its grey at the last reading, the detections then, frames reused since)
+        self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
+
+    def _regions(self, zones: ZoneLayout, shape) -> list[tuple[int, int, int, int]]:
+        """Crops (x0, y0, x1, y1) the detector reads: one per zone with cards to read. A
+        whole 1280x720 frame shrunk into a 320-pixel detector leaves a card ~35 pixels tall,
+        and its corners (from which it is straightened and named) a few pixels off; a zone
+        crop keeps it 2-3x larger. Backends that read the truth, not pixels, take the frame."""
+        if self.config.detect_region != "zones" or not getattr(self.detector, "reads_pixels", True):
+            return []
+        h, w = shape[:2]
+        out = []
+        for name in ("discard", "reveal"):
+            z = zones.zones.get(name)
+            if z is None:
+                continue
+            x0, y0, x1, y1 = z.bounds()
+            m = self.config.zone_margin * min(x1 - x0, y1 - y0)
+            box = (max(0, int(x0 - m)), max(0, int(y0 - m)), min(w, int(x1 + m + 1)), min(h, int(y1 + m + 1)))
+            if box[2] - box[0] >= 16 and box[3] - box[1] >= 16:
+                out.append(box)
+        return out
+
+    def _detect_regions(
+        self, frame: Frame, regions, features: FrameFeatures,
+    ) -> tuple[list[CardDetection], dict[str, float], int]:
+        """Detections of every region, offset to frame pixels; a still region reuses its last
+        reading. Returns (detections, summed backend timings, regions read by the model)."""
+        found: list[tuple[int, CardDetection]] = []
+        dt: dict[str, float] = {}
+        cfg = self.config
+        read = 0
+        cache = self._region_cache
+        for i, (x0, y0, x1, y1) in enumerate(regions):
+            sc = features.scale
+            grey = features.grey[int(y0 * sc): int(y1 * sc), int(x0 * sc): int(x1 * sc)]
+            old = cache.get((x0, y0, x1, y1))
+            if (
+                cfg.skip_still and old is not None and old[2] < cfg.reread_every
+                and old[0].shape == grey.shape
+                and np.count_nonzero(cv2.absdiff(old[0], grey) > _STILL_DIFF) <= cfg.still_fraction * grey.size
+            ):
+                cache[(x0, y0, x1, y1)] = (old[0], old[1], old[2] + 1)
+                found += [(i, d) for d in old[1]]
+                continue
+            read += 1
+            dets = [_offset_detection(d, x0, y0) for d in self.detector.detect(frame.image[y0:y1, x0:x1], None)]
+            cache[(x0, y0, x1, y1)] = (grey.copy(), dets, 0)
+            found += [(i, d) for d in dets]
+            for k, v in self.detector.timings.items():
+                dt[k] = dt.get(k, 0.0) + v
+        if len(cache) > 8:  # zones moved (camera bumped): forget crops no longer read
+            for key in [k for k in cache if k not in regions]:
+                del cache[key]
+        if len(regions) < 2:
+            return [d for _, d in found], dt, read
+        # Where crops overlap, a card can be read twice: keep the larger reading (the crop
+        # that cut it saw less of it).
+        keep: list[tuple[int, CardDetection]] = []
+        for i, d in sorted(found, key=lambda t: -_area(t[1].box)):
+            if not any(j != i and _iou(d.box, k.box) > 0.5 for j, k in keep):
+                keep.append((i, d))
+        return [d for _, d in keep], dt, read
 
     def process(self, frame: Frame) -> FrameResult:
         t0 = time.perf_counter()
@@ -62,29 +145,36 @@ class VisionPipeline:
             self.tracker.set_zones(zones)
         t1 = time.perf_counter()
         use_lores = frame.lores is not None and self.config.detect_on == "lores"
-        image = frame.lores if use_lores else frame.image
-        dets = self.detector.detect(image, frame.truth)
-        if use_lores:
-            (w, h), (lw, lh) = frame.size, image.shape[1::-1]
-            dets = [_scale_detection(d, w / lw, h / lh) for d in dets]
-        t2 = time.perf_counter()
+        regions = [] if use_lores else self._regions(zones, frame.image.shape)
         features = FrameFeatures.of(np.asarray(frame.image))
+        t_feat = time.perf_counter()
+        read = None
+        if regions:
+            dets, dt, read = self._detect_regions(frame, regions, features)
+        else:
+            image = frame.lores if use_lores else frame.image
+            dets = self.detector.detect(image, frame.truth)
+            if use_lores:
+                (w, h), (lw, lh) = frame.size, image.shape[1::-1]
+                dets = [_scale_detection(d, w / lw, h / lh) for d in dets]
+            dt = dict(self.detector.timings)
+        t2 = time.perf_counter()
         obs = self.tracker.update(frame.number, frame.timestamp, frame.image, dets, features)
         t3 = time.perf_counter()
-        dt = dict(self.detector.timings)
         timings = {
             "calibrate": (t1 - t0) * 1000,
             # Finding cards is everything the backend did but naming them (the recognizer's
             # preprocess, detect, postprocess and box refinement).
             "detect": (
                 dt["total"] - dt.get("classify", 0.0) if "total" in dt
-                else dt.get("detect", (t2 - t1) * 1000) + dt.get("preprocess", 0.0)
+                else dt.get("detect", (t2 - t_feat) * 1000) + dt.get("preprocess", 0.0)
             ),
             "classify": dt.get("classify", 0.0),
-            "recognize": (t2 - t1) * 1000,
-            "track": (t3 - t2) * 1000,
+            "recognize": (t2 - t_feat) * 1000,
+            # The zone monitors' reduced frame (skin, motion), shared with the still check.
+            "track": (t3 - t2 + t_feat - t1) * 1000,
         }
-        result = FrameResult(frame, dets, obs, zones, self.tracker.covered, timings)
+        result = FrameResult(frame, dets, obs, zones, self.tracker.covered, timings, read)
         for listener in self.listeners:
             listener(result)
         return result

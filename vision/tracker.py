@@ -176,8 +176,14 @@ class DiscardTracker:
             return 0.0
         return _changed_share(self._grey[sl], k.snapshot, _quad_mask(k.quad, sl, self._scale))
 
-    def _remember(self, c: _Cluster) -> None:
-        self.known.append(_Known(c.card, c.pose, c.box, c.quad, self._snapshot(c.box)))
+    def _remember(self, c: _Cluster, first: bool = False) -> None:
+        """Add a card to the pile's memory (the newest 12 are kept). `first`: an older card
+        (under the ones just played), so it goes before them and is forgotten first."""
+        k = _Known(c.card, c.pose, c.box, c.quad, self._snapshot(c.box))
+        if first:
+            self.known.insert(0, k)
+        else:
+            self.known.append(k)
         del self.known[:-12]
 
     def _fresh(self, c: _Cluster) -> bool:
@@ -294,10 +300,12 @@ class DiscardTracker:
         # A card laid in this visit changed the pixels where it lies since the pile last
         # settled; an older card read again (uncovered edge, re-read) did not.
         new = [c for c in stable if verdicts[id(c)] == "new" and self._fresh(c)]
-        # The same face where it lay: new only when no newly placed card lies over it.
+        # The same face where it lay: new only when no newly placed card lies over it (one
+        # not yet read with confidence counts too: its landing is what changed the pixels).
+        unsure = [n for n in clusters if n not in stable and verdicts[id(n)] != "known"]
         for c in stable:
             if verdicts[id(c)] == "same-face" and self._fresh(c) and not any(
-                _inside_fraction(c.box, n.box) > 0.15 for n in new
+                _inside_fraction(c.box, n.box) > 0.15 for n in new + unsure
             ):
                 new.append(c)
         # Wait for cards of the same multi-play that are still gathering hits.
@@ -311,6 +319,13 @@ class DiscardTracker:
             self._refresh(dets)
             for c in new:
                 self._remember(c)
+            # Older cards in view all along (uncovered earlier, never played in sight) become
+            # known too, or a later play that brushes them would make them look new.
+            for c in stable:
+                if c not in new and verdicts[id(c)] == "new" and not any(
+                    same_pose(k.pose, c.pose, cfg) for k in self.known
+                ):
+                    self._remember(c, first=True)
             self.visited = not cfg.require_activity
             # Bottom to top: the card on top of a multi-play shows whole (corners found,
             # largest visible area); the referee takes the last one as the top card.

@@ -16,6 +16,7 @@ _SCALE = 0.25
 
 class SimTruthDetector:
     name = "sim-truth"
+    reads_pixels = False  # it reads the whole frame's truth: zone crops mean nothing to it
 
     def __init__(self, config):
         self.cfg = config
