@@ -89,6 +89,14 @@ def load_real(folder: Path = REAL_PHOTOS):
     return xs, np.array(ys), names
 
 
+def _jitter(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
+    """A table crop seen again: either turn, other light, a little noise."""
+    c = crop[::-1, ::-1] if rng.random() < 0.5 else crop
+    c = c.astype(np.float32) * rng.uniform(0.75, 1.2) + rng.uniform(-20, 20)
+    c += rng.normal(0, rng.uniform(0, 6), c.shape)
+    return np.clip(c, 0, 255).astype(np.uint8)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m models.train_classifier",
@@ -109,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="run folder (weights, log)")
     ap.add_argument("--init", type=Path, default=None, help="start from these weights (fine-tune)")
     ap.add_argument("--bank-seed", type=int, default=None, help="seed of the render bank")
+    ap.add_argument("--extra", type=Path, default=None,
+                    help="also train on these crops (.npz from models.table_crops: x, y)")
+    ap.add_argument("--extra-share", type=float, default=0.5,
+                    help="share of each batch drawn from --extra (default 0.5)")
     args = ap.parse_args(argv)
 
     import torch
@@ -131,6 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     if use_real:
         real_x, real_y, real_names = load_real()
         real_x = to_input(real_x)
+    extra_x = extra_y = None
+    if args.extra is not None:
+        data = np.load(args.extra)
+        extra_x, extra_y = data["x"], data["y"]
+        print(f"extra: {len(extra_y)} table crops from {args.extra}", flush=True)
     print(f"bank {len(bank)} renders, val {len(val_y)} crops, {time.time() - t0:.0f}s", flush=True)
 
     net = build_net()
@@ -176,9 +193,16 @@ def main(argv: list[str] | None = None) -> int:
         erng = np.random.default_rng([args.seed, epoch])
         total_loss = 0.0
         for _ in range(steps_per_epoch):
-            idx = erng.integers(len(bank), size=args.batch)
-            xb = to_input([synth_crop(erng, bank[i][1], textures) for i in idx])
-            yb = torch.tensor([bank[i][0] for i in idx])
+            n_extra = int(round(args.batch * args.extra_share)) if extra_x is not None else 0
+            idx = erng.integers(len(bank), size=args.batch - n_extra)
+            crops = [synth_crop(erng, bank[i][1], textures) for i in idx]
+            labels = [bank[i][0] for i in idx]
+            if n_extra:
+                for i in erng.integers(len(extra_y), size=n_extra):
+                    crops.append(_jitter(erng, extra_x[i]))
+                    labels.append(int(extra_y[i]))
+            xb = to_input(crops)
+            yb = torch.tensor(labels)
             loss = F.cross_entropy(net(torch.from_numpy(xb)), yb, label_smoothing=0.05)
             set_lr(step)
             opt.zero_grad()

@@ -404,6 +404,9 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
     called = set(ref["uno"]["called"])
     missed = set(ref["uno"]["catchable"]) | set(ref["uno"]["caught"])
     seats = []
+    seating = ref.get("seating") or list(range(len(names)))
+    # T2/T3: players move between rounds; each seat shows who sits there now.
+    names = [names[seating[i]] if i < len(seating) and seating[i] < len(names) else name for i, name in enumerate(names)]
     for i, name in enumerate(names):
         count = ref["hand_counts"][i] if i < len(ref["hand_counts"]) else None
         uno = "called" if i in called else "missed" if i in missed else "none"

@@ -248,11 +248,6 @@ def cmd_demo(args) -> int:
     except ValueError:
         raise ConfigError(f"--size {args.size!r}: expected WIDTHxHEIGHT, like 1280x720") from None
     vision_cfg = _vision_config({"source": {"type": "sim"}}, detector=args.detector)
-    if args.detector == "onnx":  # the simulated table lies on the printed mat
-        from vision.recognizer import PACKAGE_MODELS
-
-        vision_cfg = vision_cfg.model_copy(update={"detector": vision_cfg.detector.model_copy(
-            update={"detector_path": PACKAGE_MODELS / "card_detector_mat.onnx"})})
     pipeline = _pipeline(vision_cfg)
     if args.headless:
         hub = _demo_hub(args)

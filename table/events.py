@@ -324,6 +324,24 @@ class UnoCaught(Event):
 
 
 @dataclass(slots=True)
+class SeatingSet(Event):
+    """T2/T3: who sits where for the coming round(s): `seating[seat]` is the player (match
+    entrant) at that seat; partners sit opposite. Players move; buttons stay with the seats."""
+
+    kind: ClassVar[str] = "seating_set"
+    seating: tuple[int, ...]
+    teams: tuple[tuple[int, ...], ...]
+    rule: str
+    reason: str
+    inferred: bool = False
+
+    def text(self) -> str:
+        where = ", ".join(f"seat {seat}: player {p}" for seat, p in enumerate(self.seating))
+        pairs = "; ".join(" & ".join(f"player {p}" for p in t) for t in self.teams)
+        return f"sit as {where} (partners {pairs}; {self.reason}, {self.rule})"
+
+
+@dataclass(slots=True)
 class Notice(Event):
     """An input the referee accepted into the log but that changes nothing, and why."""
 

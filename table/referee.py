@@ -107,6 +107,7 @@ from table.events import (
     RoundStarted,
     RoundVoided,
     ScoreHeld,
+    SeatingSet,
     SeatOut,
     StarterAccepted,
     StarterReturned,
@@ -176,7 +177,7 @@ class Rules:
         "config", "n", "hand_size", "illegal_penalty", "advice_penalty", "drawn_number_only",
         "wd4_no_playable", "challenge_extra", "missed", "false_call", "wrong_catch", "strict",
         "points", "target", "dealer_by_draw", "first_wild_redraw", "first_reverse",
-        "flip_until_number", "first_is_dealer", "match_config", "last_card_draw", "continuous",
+        "flip_until_number", "first_is_dealer", "match_config", "last_card_draw", "continuous", "team_mode",
         "stack2", "stack4", "pair_on4", "deflect", "follow", "jump", "jump_own", "multi",
         "until", "until_number", "zero", "zero_current", "seven", "red0", "silent2", "slap9",
         "slap_limit", "slap_penalty", "attack", "attack_max", "number_hooks", "stacking", "empty_match", "plain",
@@ -207,6 +208,7 @@ class Rules:
         self.target = self.match_config.effective_target
         self.last_card_draw = config.scoring.last_card_action == "draw-one"
         self.continuous = config.scoring.format == "continuous"
+        self.team_mode = config.teams.mode
         h = config.house
         self.stack2, self.stack4, self.pair_on4 = h.stack_draw2, h.stack_draw4, h.draw2_pair_on_draw4
         self.stacking = h.stack_draw2 or h.stack_draw4
@@ -257,7 +259,7 @@ class State:
         "colour_seat", "after_colour", "prev_colour", "prev_top", "pending", "challenger",
         "challenged", "deferred", "drawn", "winner", "scores", "revealed", "verdicts",
         "windows", "turns", "seq", "history", "last_winner", "out", "live", "finish", "match",
-        "lock", "last_player", "swap_seat", "exposed_seq", "held",
+        "lock", "last_player", "swap_seat", "exposed_seq", "held", "seating", "team_draws",
     )  # fmt: skip
     _LISTS = ("discard", "hands", "pending", "deferred", "scores")
 
@@ -307,6 +309,10 @@ class State:
         self.swap_seat = -1  # H8: the seat naming whom to swap hands with
         self.exposed_seq = -1  # U3: the input that exposed a seat (a call right after is not late)
         self.held: tuple = ()  # count mismatches waiting for the host before scoring
+        # T2/T3: seating[seat] is the player (match entrant) sitting there; players move
+        # between rounds, seats (buttons, turn order) do not. Identity otherwise.
+        self.seating: tuple[int, ...] = tuple(range(n))
+        self.team_draws: tuple[dict[int, str], ...] = ()  # T3: the draws so far
 
     def copy(self) -> State:
         new = State.__new__(State)
@@ -732,11 +738,19 @@ def _start_round(s: State, inp: StartRound, ev: list[Event]) -> None:
         s.live = n - len(s.match.eliminated)
         if dealer is not None and s.out >> dealer & 1:
             dealer = _step_from(s, dealer, 1)
+    if r.team_mode == "rotating":
+        dealer = _rotate_seating(s, dealer, ev)
+    elif r.team_mode == "by-draw" and s.match is None and dealer is not None:
+        dealer = None  # T3: the teams are drawn first; the highest draw deals
     ev.append(RoundStarted(s.round, dealer))
     if dealer is None:
         s.phase = DEALER_DRAW
         s.dealer_seats = tuple(x for x in range(n) if not s.out >> x & 1)
-        ev.append(DealerDrawNeeded(s.dealer_seats, "highest number deals (S2)"))
+        if r.team_mode == "by-draw" and s.match is None:
+            s.team_draws = ()
+            ev.append(DealerDrawNeeded(s.dealer_seats, "teams by draw: highest with lowest, the two middle together; highest deals (T3)"))
+        else:
+            ev.append(DealerDrawNeeded(s.dealer_seats, "highest number deals (S2)"))
         return
     s.dealer = dealer
     ev.append(DealerChosen(dealer, "S2", reason))
@@ -757,6 +771,8 @@ def _dealer_draw(s: State, inp: DealerDraw, ev: list[Event]) -> None:
         if extra:
             parts.append(f"seats {extra} are not drawing")
         return _reject(s, inp, None, "dealer draw: " + ", ".join(parts), ev)
+    if s.rules.team_mode == "by-draw" and s.match is None:
+        return _team_draw(s, inp, ev)
     numbers = {seat: FACE_RANK[FACE_OF[c]] for seat, c in inp.cards.items() if FACE_RANK[FACE_OF[c]] < 10}
     if not numbers:
         ev.append(DealerDrawNeeded(s.dealer_seats, "no number card drawn: action and wild cards cannot win (S2)"))
@@ -769,6 +785,58 @@ def _dealer_draw(s: State, inp: DealerDraw, ev: list[Event]) -> None:
         return
     s.dealer = top[0]
     ev.append(DealerChosen(top[0], "S2", f"highest number {best}"))
+    _deal(s, ev)
+
+
+def _match_so_far(s: State):
+    from table.matches import Match
+
+    r = s.rules
+    if s.match is None and r.empty_match is None:
+        r.empty_match = Match(r.match_config)  # built once per rule set, copied per match
+    return s.match if s.match is not None else r.empty_match
+
+
+def _rotate_seating(s: State, dealer: int | None, ev: list[Event]) -> int | None:
+    """T2: this round's seating from the schedule; the dealer (a seat, chosen before the
+    players moved) becomes the seat that player moves to."""
+    match = _match_so_far(s)
+    tables = match.next_tables()
+    if not tables:
+        return dealer
+    seating = tuple(tables[0])
+    if seating != s.seating:
+        old = s.seating
+        if dealer is not None:
+            dealer = seating.index(old[dealer])
+        s.seating = seating
+        s.scores = [match.seat_totals.get(p, 0) for p in seating]
+        teams = ((seating[0], seating[2]), (seating[1], seating[3]))
+        ev.append(SeatingSet(seating, teams, "T2", f"round {len(match.rounds) + 1} of {len(match.schedule)}"))
+    return dealer
+
+
+def _team_draw(s: State, inp: DealerDraw, ev: list[Event]) -> None:
+    """T3: the match's first draw forms the teams (table.teams.draw_teams), then the
+    players sit partners opposite and the highest draw deals."""
+    from table.matches import Match
+    from table.teams import TeamError, draw_teams
+
+    draws = s.team_draws + (dict(inp.cards),)
+    try:
+        result = draw_teams(draws)
+    except TeamError as exc:
+        return _reject(s, inp, None, f"team draw: {exc}", ev)
+    s.team_draws = draws
+    if not result.complete:
+        s.dealer_seats = result.redraw
+        ev.append(DealerDrawNeeded(result.redraw, f"{result.reason} (T3)"))
+        return
+    s.match = Match(s.rules.match_config, team_draws=list(draws))
+    s.seating = tuple(result.seating)
+    ev.append(SeatingSet(s.seating, tuple(tuple(t) for t in result.teams), "T3", "teams by draw"))
+    s.dealer = s.seating.index(result.ranking[0])
+    ev.append(DealerChosen(s.dealer, "T3", f"player {result.ranking[0]} drew highest"))
     _deal(s, ev)
 
 
@@ -1702,15 +1770,17 @@ def _round_result(s: State, confirmed: bool):
     if s.rules.continuous:
         rest = sorted((x for x in seats if x not in s.finish), key=lambda x: (s.hands[x], x))
         order = tuple(s.finish) + tuple(rest)
+    # The match scores players; seats map to them through the seating (T2/T3, else identity).
+    p = s.seating
     # Not validated again: the referee builds these fields from its own checked state (card ids
     # from CARD_IDS, seats in range), and scoring re-checks what it relies on.
     return trusted(
         RoundResult,
-        seats=seats,
-        winner=s.winner,
-        finishing_order=order,
-        hands={x: tuple(map(CARD_IDS.__getitem__, faces)) for x, faces in s.revealed.items()},
-        tracked_counts={x: s.hands[x] for x in seats},
+        seats=tuple(p[x] for x in seats),
+        winner=p[s.winner],
+        finishing_order=tuple(p[x] for x in order),
+        hands={p[x]: tuple(map(CARD_IDS.__getitem__, faces)) for x, faces in s.revealed.items()},
+        tracked_counts={p[x]: s.hands[x] for x in seats},
         host_confirmed=confirmed,
         last_card=CARD_IDS[s.top] if s.top >= 0 else None,
         table=0,
@@ -1718,40 +1788,38 @@ def _round_result(s: State, confirmed: bool):
 
 
 def _score_round(s: State, ev: list[Event], confirmed: bool = False) -> None:
-    from table.matches import Match
     from table.scoring import CountMismatchError
 
     result = _round_result(s, confirmed)
-    r = s.rules
-    if s.match is None and r.empty_match is None:
-        r.empty_match = Match(r.match_config)  # built once per rule set, copied per match
-    match = (s.match if s.match is not None else r.empty_match).copy()
+    match = _match_so_far(s).copy()
+    seat_of = {player: seat for seat, player in enumerate(s.seating)}
     try:
         rec = match.apply(result, checked=True)
     except CountMismatchError as exc:
         # Never scored silently from a hand that disagrees with the count: the host decides.
-        s.held = tuple((m.seat, m.tracked, m.revealed) for m in exc.mismatches)
+        s.held = tuple((seat_of[m.seat], m.tracked, m.revealed) for m in exc.mismatches)
         ev.append(ScoreHeld(s.round, s.held))
         return
     for m in rec.confirmed_mismatches:
-        s.draw_count -= m.revealed - s.hands[m.seat]
-        s.hands[m.seat] = m.revealed
-        ev.append(HandCountCorrected(m.seat, m.tracked, m.revealed, "host", "host confirmed the revealed hand"))
+        seat = seat_of[m.seat]
+        s.draw_count -= m.revealed - s.hands[seat]
+        s.hands[seat] = m.revealed
+        ev.append(HandCountCorrected(seat, m.tracked, m.revealed, "host", "host confirmed the revealed hand"))
     s.match = match
     s.held = ("scored",)
     n = s.rules.n
-    s.scores = [match.seat_totals.get(x, 0) for x in range(n)]
+    s.scores = [match.seat_totals.get(s.seating[x], 0) for x in range(n)]
     seat_points = [0] * n
     for sc in rec.scores:
         for x, p in sc.seat_points.items():
-            seat_points[x] = p
+            seat_points[seat_of[x]] = p
     winner = s.winner
     ev.append(RoundScored(s.round, winner, seat_points[winner], tuple(s.scores), False, tuple(seat_points), match.config.format))
     for x in rec.eliminated:
-        ev.append(SeatOut(x, "R6", f"eliminated with {match.seat_totals[x]} points"))
+        ev.append(SeatOut(seat_of[x], "R6", f"eliminated with {match.seat_totals[x]} points"))
     if match.over:
         s.phase = MATCH_OVER
-        seats = tuple(sorted(x for e in match.outcome.winners for x in match.entrants[e].seats))
+        seats = tuple(sorted(seat_of[x] for e in match.outcome.winners for x in match.entrants[e].seats))
         ev.append(MatchEnded(seats[0] if seats else winner, tuple(s.scores), False, seats, match.outcome.ended_by or "target"))
 
 
@@ -1885,4 +1953,5 @@ def snapshot(s: State) -> dict[str, Any]:
         ],
         "score_held": [list(m) for m in s.held] if s.held and s.held != ("scored",) else None,
         "match_over": s.match.over if s.match is not None else False,
+        "seating": list(s.seating),
     }

@@ -16,13 +16,11 @@ from table.rules import preset
 
 @pytest.mark.slow
 def test_one_round_through_the_shipped_model_ends_with_the_true_scores():
-    from vision.config import OnnxDetectorConfig, VisionConfig
+    from vision.config import VisionConfig
     from vision.live import SimulatedCamera
-    from vision.recognizer import PACKAGE_MODELS
 
     hub = TableHub(MemoryLog(preset("official")))
-    mat_model = OnnxDetectorConfig(detector_path=PACKAGE_MODELS / "card_detector_mat.onnx")
-    camera = SimulatedCamera(VisionConfig(detector=mat_model), seed=3, width=1280, height=720, fps=10)
+    camera = SimulatedCamera(VisionConfig(), seed=3, width=1280, height=720, fps=10)
     report = DemoDriver(hub, camera, seed=3).play(1).to_json()
     assert report["rounds"] == 1 and report["plays"] > 10
     # What the camera reported by itself, without a host correction.

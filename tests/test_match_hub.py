@@ -41,3 +41,16 @@ def test_end_round_without_a_winner_voids_the_round_and_negative_scores_show_per
         assert sc["totals"] == [63, 63, 0, 63] and sc["winners"] == [2] and sc["finished"]
     finally:
         hub.stop()
+
+
+def test_rotating_partners_the_dashboard_shows_who_sits_at_each_seat_now():
+    rules = load_rules("official", overrides={"teams": {"mode": "rotating"}})
+    hub = TableHub(MemoryLog(rules), ["Ann", "Bob", "Cy", "Di"]).start()
+    try:
+        hub.submit({"kind": "start_round", "dealer": 0})
+        seats = hub.snapshot()["seats"]
+        # Round 1 of the schedule seats player 3 (Di) at seat 2 and player 2 (Cy) at seat 3,
+        # so that partners (Ann & Di, Bob & Cy) sit opposite.
+        assert [s["name"] for s in seats] == ["Ann", "Bob", "Di", "Cy"]
+    finally:
+        hub.stop()

@@ -68,7 +68,8 @@ def test_every_preset_plays_whole_rounds_in_the_simulator(name):
         ),
         ({"players": 2, "scoring": {"format": "continuous"}}, ["scoring.format='continuous'", "players"]),
         ({"teams": {"mode": "fixed"}, "scoring": {"format": "chips"}}, ["teams.mode='fixed'", "chips"]),
-        ({"teams": {"mode": "rotating"}}, ["teams.mode='rotating'"]),
+        ({"teams": {"mode": "rotating"}, "players": 8}, ["teams.mode='rotating'", "players=8"]),
+        ({"teams": {"mode": "rotating"}, "scoring": {"target": 300}}, ["teams.mode='rotating'", "target"]),
         ({"house": {"jump_in": "sometimes"}}, ["house.jump_in"]),
     ],
 )

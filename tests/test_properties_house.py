@@ -46,7 +46,10 @@ def house_rules(draw):
     fmt = draw(st.sampled_from(["standard", "negative", "loss-points", "chips", "continuous", "elimination"]))
     if players < 3 and fmt in ("continuous", "elimination"):
         fmt = "standard"
-    teams = "fixed" if players == 4 and fmt in ("standard", "negative", "loss-points") and draw(st.booleans()) else "none"
+    teams = "none"
+    if players in (4, 6, 8) and fmt in ("standard", "negative", "loss-points") and draw(st.booleans()):
+        teams = draw(st.sampled_from(["by-draw"] if players != 4 else
+                                     ["fixed", "by-draw"] + (["rotating"] if fmt == "standard" else [])))
     return {
         "players": players,
         "house": house,
@@ -57,7 +60,7 @@ def house_rules(draw):
         "uno": {"strict": draw(st.booleans())},
         "scoring": {
             "format": fmt,
-            "target": draw(st.sampled_from([None, 60, 150])),
+            "target": None if teams == "rotating" else draw(st.sampled_from([None, 60, 150])),
             "last_card_action": draw(st.sampled_from(["allowed", "draw-one"])),
         },
         "teams": {"mode": teams},

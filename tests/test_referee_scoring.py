@@ -214,3 +214,73 @@ def test_a_finished_seat_is_never_made_to_draw_back_into_the_round():
     assert any("finished" in e.text() for e in t.find("notice"))
     t.catch(2)  # the penalty still applies to a seat in the round
     assert t.one("penalty_ordered").seat == 2 and t.hands[2] == before[2] + t.rules.uno.wrong_catch_penalty
+
+
+def _play_out_round(t, winner_seat=1, dealer=None):
+    """Start a round (starter blue-5), let `winner_seat` go out, reveal the others."""
+    t.send(StartRound(dealer=dealer))
+    if t.snap["phase"] == "flip":
+        t.send({"kind": "flip", "card": "blue-5"})
+    while t.turn != winner_seat:
+        t.play("blue-6")
+    _out(t, seat=winner_seat)
+    _reveal_all(t, {x: ["blue-1"] * t.hands[x] for x in range(4) if x != winner_seat})
+    assert t.one("round_scored")
+
+
+@pytest.mark.rule("T2")
+def test_rotating_partners_the_players_move_each_fourth_round_and_keep_individual_totals():
+    t = Scenario(starter="blue-5", teams={"mode": "rotating"})
+    # Round 1 of the generated schedule: players 0 & 3 and 1 & 2 partner, sitting opposite.
+    assert t.snap["seating"] == [0, 1, 3, 2]
+    assert [e.rule for e in t.all_events if e.kind == "seating_set"] == ["T2"]
+    _out(t)  # seat 1 (player 1) goes out: player 1 and partner player 2 (at seat 3) score
+    _reveal_all(t, {0: SEVEN["ones"], 2: SEVEN["twos"], 3: SEVEN["wilds"]})
+    assert t.one("round_scored").scores == (0, 21, 0, 21)  # by seat: seats 1 and 3
+    assert t.state.match.seat_totals == {0: 0, 1: 21, 2: 21, 3: 0}  # by player
+    for _ in range(3):
+        _play_out_round(t)
+    t.send(StartRound())
+    moved = t.one("seating_set")  # round 5: everyone partners someone new
+    assert moved.seating == (0, 1, 2, 3) and t.snap["seating"] == [0, 1, 2, 3]
+    # The scores on the seats follow the players who moved there.
+    assert t.snap["scores"] == [t.state.match.seat_totals[p] for p in (0, 1, 2, 3)]
+    t.send({"kind": "flip", "card": "blue-5"})
+    while t.turn != 1:
+        t.play("blue-6")
+    _out(t, seat=1)
+    _reveal_all(t, {x: ["blue-1"] * t.hands[x] for x in (0, 2, 3)})
+    for _ in range(7):
+        _play_out_round(t)
+    end = t.one("match_ended")
+    assert end.ended_by == "schedule" and len(t.state.match.rounds) == 12
+
+
+@pytest.mark.rule("T3")
+def test_teams_by_draw_highest_with_lowest_then_partners_sit_opposite_and_score_together():
+    t = Scenario(starter="blue-5", teams={"mode": "by-draw"}, dealer=2)
+    # Even with a dealer named, the match starts with the team draw.
+    assert t.snap["phase"] == "dealer-draw"
+    assert "T3" in [e for e in t.all_events if e.kind == "dealer_draw_needed"][-1].reason
+    t.send({"kind": "dealer_draw", "cards": {"0": "red-9", "1": "blue-2", "2": "green-9", "3": "yellow-7"}})
+    assert "tied" in t.one("dealer_draw_needed").reason  # the two highest tie: they draw again
+    t.send({"kind": "dealer_draw", "cards": {"0": "red-3", "2": "wild"}})
+    assert "no number" in t.one("dealer_draw_needed").reason and t.snap["awaiting"]["dealer_draw"] == [2]
+    t.send({"kind": "dealer_draw", "cards": {"2": "green-8"}})
+    seating = t.one("seating_set")
+    # ranking: player 2 (9 then 8), player 0 (9 then 3), player 3 (7), player 1 (2)
+    assert seating.teams == ((2, 1), (0, 3)) and seating.rule == "T3"
+    assert list(seating.seating) == t.snap["seating"]
+    s = t.snap["seating"]
+    assert s.index(2) % 2 == s.index(1) % 2 and s.index(0) % 2 == s.index(3) % 2  # opposite
+    assert t.one("dealer_chosen").seat == s.index(2)  # the highest draw deals
+    t.send({"kind": "flip", "card": "blue-5"})
+    winner = t.turn
+    _out(t, seat=winner)
+    _reveal_all(t, {x: SEVEN["ones"] for x in range(4) if x != winner})
+    sc = t.one("round_scored")
+    partner_seat = (winner + 2) % 4
+    assert sc.scores[winner] == sc.scores[partner_seat] == 14 and sum(sc.scores) == 28
+    # The next round needs no draw: the teams hold for the match.
+    t.send(StartRound())
+    assert t.snap["phase"] == "flip"

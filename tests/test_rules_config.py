@@ -75,10 +75,11 @@ def test_contradictions_are_refused_naming_the_fields():
     assert "teams.mode" in str(info.value) and "players=3" in str(info.value)
 
 
-@pytest.mark.parametrize("mode", ["rotating", "by-draw"])
-def test_team_modes_the_referee_cannot_keep_are_refused_not_ignored(mode):
-    with pytest.raises(ConfigError, match=f"teams.mode='{mode}'"):
-        load_rules(overrides={"teams": {"mode": mode}})
+def test_the_eight_player_rotating_schedule_needs_two_tables_and_is_refused_not_ignored():
+    with pytest.raises(ConfigError, match="teams.mode='rotating' with players=8"):
+        load_rules(overrides={"teams": {"mode": "rotating"}, "players": 8})
+    with pytest.raises(ConfigError, match="by-draw"):
+        load_rules(overrides={"teams": {"mode": "by-draw"}, "players": 5})
 
 
 def test_bounds_are_enforced():
