@@ -42,7 +42,7 @@ class Scene:
         c, s = math.cos(a), math.sin(a)
         return [(cx + x * c - y * s, cy + x * s + y * c) for x, y in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))]
 
-    def image(self, hand: tuple[float, float] | None) -> np.ndarray:
+    def image(self, hand: tuple[float, float] | None, arm: str = "below") -> np.ndarray:
         img = np.full((H, W, 3), 235, np.uint8)
         for card, cx, cy, angle in self.cards:
             q = np.array(self.quad(cx, cy, angle), np.float32)
@@ -52,7 +52,11 @@ class Scene:
             cv2.line(img, tuple(np.round(mid[0]).astype(int)), tuple(np.round(mid[1]).astype(int)), (20, 20, 20), 5)
         if hand is not None:
             cv2.ellipse(img, (int(hand[0]), int(hand[1])), (45, 38), 0, 0, 360, SKIN, -1)
-            cv2.rectangle(img, (int(hand[0]) - 25, int(hand[1])), (int(hand[0]) + 25, H), SKIN, -1)
+            x, y = int(hand[0]), int(hand[1])
+            if arm == "below":
+                cv2.rectangle(img, (x - 25, y), (x + 25, H), SKIN, -1)
+            else:  # a player at the side: the arm comes in level from that edge
+                cv2.rectangle(img, (x, y - 22), (W if arm == "right" else 0, y + 22), SKIN, -1)
         noise = self.rng.integers(-2, 3, img.shape, dtype=np.int16)
         return np.clip(img.astype(np.int16) + noise, 0, 255).astype(np.uint8)
 
@@ -64,9 +68,9 @@ class Scene:
             out.append(CardDetection(card, conf, (min(xs), min(ys), max(xs), max(ys)), tuple(q), conf))
         return out + list(extra)
 
-    def step(self, hand=None, dets=None) -> list:
+    def step(self, hand=None, dets=None, arm: str = "below") -> list:
         self.n += 1
-        img = self.image(hand)
+        img = self.image(hand, arm)
         if dets is None:
             dets = [] if hand is not None and self._over_pile(hand) else self.detections()
         return self.tracker.update(self.n, self.n / 20, img, dets)
@@ -283,3 +287,28 @@ def test_a_card_unsure_of_its_face_does_not_make_the_card_under_it_look_new():
     # pixels changed under it. Nothing is reported rather than the red 5 again.
     obs = _lay(s, green, lambda: s.detections(visible=[red]) + s.detections(visible=[green], conf=0.4))
     assert played(obs) == []
+
+
+def _reach(s: Scene, start, target, arm: str, stay: int = 2) -> list:
+    """A hand comes in from `start` to `target` (frame pixels), stays, goes back."""
+    path = [(start[0] + (target[0] - start[0]) * k / 5, start[1] + (target[1] - start[1]) * k / 5) for k in range(1, 6)]
+    obs = []
+    for p in path:
+        obs += s.step(hand=p, arm=arm)
+    obs += s.run(stay, hand=target, arm=arm)
+    for p in reversed(path[:-1]):
+        obs += s.step(hand=p, arm=arm)
+    return obs + s.run(4)
+
+
+def test_a_draw_is_seen_from_the_fingertips_even_when_the_arm_crosses_the_discard_pile():
+    s = Scene()
+    dx, dy = s.centre("draw")
+    cx, cy = s.centre("discard")
+    s.run(3)
+    # A player on the right reaches over the discard pile to the draw pile and takes a card.
+    obs = _reach(s, (W - 20, dy), (dx, dy), arm="right")
+    assert len([o for o in obs if isinstance(o, LikelyDraw)]) == 1
+    # A player on the left plays onto the discard pile, the arm crossing the draw pile.
+    obs = _reach(s, (20, cy), (cx, cy), arm="left", stay=4)
+    assert not [o for o in obs if isinstance(o, LikelyDraw)]

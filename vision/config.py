@@ -203,7 +203,12 @@ class TrackerConfig(_Strict):
         4, ge=1, le=100, description="Frames the reveal zone's set must hold before it is reported."
     )
     draw_min_frames: int = Field(
-        2, ge=1, le=100, description="Frames a hand must be in the draw zone to count as a draw."
+        1, ge=1, le=100,
+        description="Frames a hand's fingertips must rest on the draw pile to count as a draw.",
+    )
+    draw_still: float = Field(
+        0.02, ge=0, le=1,
+        description="Most a fingertip may move between frames (share of the frame width) and still rest.",
     )
 
 

@@ -386,6 +386,10 @@ class TableTracker:
         self.discard = DiscardTracker(self.cfg)
         self.reveal = RevealTracker(self.cfg)
         self._draw_dwell = 0
+        self._tips: list[tuple[float, float]] = []  # fingertips in the last frame (monitor scale)
+        self._static_skin: np.ndarray | None = None
+        self._blob_labels: np.ndarray | None = None  # last frame's skin blobs and where
+        self._blob_entries: dict[int, tuple[float, float]] = {}  # each came into view
         self.set_zones(zones)
 
     def set_zones(self, zones: ZoneLayout) -> None:
@@ -423,19 +427,75 @@ class TableTracker:
             r = self.reveal.update(number, timestamp, by_zone["reveal"], act["reveal"].covered)
             if r is not None:
                 out.append(r)
+        tips = None
+        if any(a.covered for a in act.values()):
+            tips = self._fingertips(f)
+        else:
+            self._blob_labels, self._blob_entries = None, {}
+            # The table at rest: skin-coloured things lying there (a card's red, the back's
+            # oval) are not hands.
+            self._static_skin = cv2.dilate(f.skin, np.ones((5, 5), np.uint8))
         if "draw" in act:
             a = act["draw"]
-            # A hand that stops in the draw zone (skin, little motion) while no hand is at
-            # the discard pile: a hand only passing over the draw pile never stops there.
+            # A hand that stops with its fingertips on the draw pile. An arm passing over the
+            # draw zone on its way to the discard pile has its fingertips there, not here;
+            # a hand sweeping across never stops.
             if a.covered:
-                busy_elsewhere = "discard" in act and act["discard"].skin_excess > self.cfg.cover_skin_fraction
-                if a.skin_excess > self.cfg.cover_skin_fraction and a.moving <= self.cfg.motion_fraction and not busy_elsewhere:
+                tips = self._fingertips(f) if tips is None else tips
+                still = self.cfg.draw_still * f.grey.shape[1]
+                if any(
+                    self._on_draw_pile((x / f.scale, y / f.scale))
+                    and any(math.hypot(x - px, y - py) <= still for px, py in self._tips)
+                    for x, y in tips
+                ):
                     self._draw_dwell += 1
+                self._tips = tips
             elif a.changed:
                 if self._draw_dwell >= self.cfg.draw_min_frames:
                     out.append(LikelyDraw(number, timestamp, min(1.0, 0.6 + 0.1 * self._draw_dwell)))
                 self._draw_dwell = 0
+                self._tips = []
         return out
+
+    def _on_draw_pile(self, point: tuple[float, float]) -> bool:
+        """Fingertips on the draw pile: inside its zone or just past its printed edge
+        (fingers reach over a pile), but not on the discard pile."""
+        zone = self.zones.zones["draw"]
+        x0, y0, x1, y1 = zone.bounds()
+        margin = 0.25 * min(x1 - x0, y1 - y0)
+        poly = zone.polygon.reshape(-1, 1, 2)
+        if cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), True) < -margin:
+            return False
+        discard = self.zones.zones.get("discard")
+        return discard is None or not discard.contains(point)
+
+    def _fingertips(self, f: FrameFeatures) -> list[tuple[float, float]]:
+        """Where each hand reaches to (monitor scale): of each skin-coloured blob (beyond
+        what the table at rest shows), the point farthest from where that hand first came
+        into view. An arm comes in from its player's side, so its far end is the fingers,
+        whichever zones the arm crosses on its way."""
+        skin = f.skin if self._static_skin is None or self._static_skin.shape != f.skin.shape else (
+            cv2.bitwise_and(f.skin, cv2.bitwise_not(self._static_skin)))
+        n, labels, stats, centroids = cv2.connectedComponentsWithStats(skin, connectivity=8)
+        min_area = max(12, skin.size // 5000)  # specks are no hands
+        prev_labels, prev_entries = self._blob_labels, self._blob_entries
+        entries: dict[int, tuple[float, float]] = {}
+        tips = []
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] < min_area:
+                continue
+            ys, xs = np.nonzero(labels == i)
+            entry = (float(centroids[i][0]), float(centroids[i][1]))  # a hand just come in
+            if prev_labels is not None and prev_labels.shape == labels.shape:
+                under = prev_labels[ys, xs]
+                under = under[under > 0]
+                if under.size:
+                    entry = prev_entries.get(int(np.bincount(under).argmax()), entry)
+            entries[i] = entry
+            k = int(np.argmax((xs - entry[0]) ** 2 + (ys - entry[1]) ** 2))
+            tips.append((float(xs[k]), float(ys[k])))
+        self._blob_labels, self._blob_entries = labels, entries
+        return tips
 
     @property
     def covered(self) -> dict[str, bool]:
