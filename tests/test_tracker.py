@@ -312,3 +312,18 @@ def test_a_draw_is_seen_from_the_fingertips_even_when_the_arm_crosses_the_discar
     # A player on the left plays onto the discard pile, the arm crossing the draw pile.
     obs = _reach(s, (20, cy), (cx, cy), arm="left", stay=4)
     assert not [o for o in obs if isinstance(o, LikelyDraw)]
+
+
+def test_a_revealed_hand_leaves_out_slivers_and_faces_read_without_confidence():
+    s = Scene()
+    rx, ry = s.centre("reveal")
+    s.run(3)
+    cards = [("red-1", rx - 60, ry, 90), ("wild", rx, ry, 90)]
+    s.cards.extend(cards)
+    sliver = CardDetection("red-7", 0.9, (rx + 40, ry - 5, rx + 46, ry + 25),
+                           ((rx + 40, ry - 5), (rx + 46, ry - 5), (rx + 46, ry + 25), (rx + 40, ry + 25)), 0.9)
+    unsure = CardDetection("green-1", 0.4, (rx + 80, ry - 20, rx + 120, ry + 40),
+                           ((rx + 80, ry - 20), (rx + 120, ry - 20), (rx + 120, ry + 40), (rx + 80, ry + 40)), 0.6)
+    obs = s.run(8, dets=s.detections() + [sliver, unsure])
+    reveals = [sorted(c.card for c in o.cards) for o in obs if isinstance(o, CardsRevealed)]
+    assert reveals == [["red-1", "wild"]]

@@ -343,6 +343,19 @@ class DiscardTracker:
         return None
 
 
+def _plausible_reveal(d: CardDetection, cfg: TrackerConfig) -> bool:
+    """A revealed card lies whole (or nearly, in an overlapping row): read with some
+    confidence, and card-shaped. Slivers between cards and the printed zone's own outline are
+    not cards, and a wrong extra card in a revealed hand changes the score."""
+    if d.confidence < cfg.min_median_confidence:
+        return False
+    if d.quad is None or len(d.quad) != 4:
+        return True
+    sides = [math.dist(d.quad[i], d.quad[(i + 1) % 4]) for i in range(4)]
+    long_, short = max(sides[0], sides[1]), min(sides[0], sides[1])
+    return long_ > 0 and short / long_ >= 0.4
+
+
 class RevealTracker:
     def __init__(self, config: TrackerConfig):
         self.cfg = config
@@ -355,7 +368,7 @@ class RevealTracker:
         if covered:
             self.history.clear()
             return None
-        faces = [d for d in dets if d.card != "back"]
+        faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)]
         key = tuple(sorted(d.card for d in faces))
         self.history.append((key, faces))
         if len(self.history) < self.cfg.reveal_frames:
