@@ -28,6 +28,7 @@ from table.referee import (
     COLOUR,
     DRAWN,
     MATCH_OVER,
+    PLAY,
     ROUND_OVER,
     effective_inputs,
     new_state,
@@ -147,12 +148,16 @@ class DemoDriver:
         self.sim = Simulator(hub.rules_config, seed=seed, options=opts, on_input=self._on_input, record=True)
         self.report = DemoReport()
         self._reaches_due = 0
+        self._accept_fetch = False
 
     # ----- hub events: penalties the players must fetch from the draw pile
 
     def _on_events(self, events: list[Event], _snap: dict) -> None:
         for e in events:
             if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7"):
+                if self._accept_fetch:  # the reach that accepted the four took them
+                    self._accept_fetch = False
+                    continue
                 self._reaches_due += 1
 
     # ----- the simulator's moves, reported the way a real table reports them
@@ -165,12 +170,18 @@ class DemoDriver:
         elif kind in ("flip", "play"):
             cards = (inp.card,) if kind == "flip" else tuple(inp.cards)
             self._fetch_penalties()
+            st = self.hub.state
+            if kind == "play" and inp.seat is not None and inp.seat != st.turn and st.phase in (PLAY, DRAWN):
+                # H5: the camera sees the card, not whose hand: the jumper holds their button.
+                self.buttons.gesture(inp.seat, "hold")
+                self.report.button_inputs += 1
             self.camera.act("play", cards)
             self._by_camera(inp)
             if kind == "play":
                 self.report.plays += 1
         elif kind == "draw":
             self._fetch_penalties()
+            self._accept_fetch = self.hub.state.phase == CHALLENGE
             self.camera.act("draw")
             self._by_camera(inp)
         elif kind == "reveal":

@@ -9,9 +9,11 @@ observation and the referee's state, and vision never calls the referee.
   in a round (attributed to the turn seat by the referee, marked inferred), else ignored;
 - cards laid face up in the reveal zone: the challenged hand (W3) or the next hand to score
   at the end of a round (R1), in seat order;
-- a hand reaching into the draw pile: a voluntary draw by the turn seat (P5/P6), unless a
+- a hand reaching into the draw pile: a voluntary draw by the turn seat (P5/P6, each reach of
+  H7's draw until playable), unless a
   draw the referee ordered (penalty, Draw Two, Wild Draw Four) is still to be fetched: a
-  player taking a penalty reaches into the pile too, and that reach is not a new draw.
+  player taking a penalty reaches into the pile too, and that reach is not a new draw. The
+  seat told to draw four that reaches instead of challenging accepts the four.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from table.events import CardsDrawn, Event, TurnStarted
-from table.referee import FLIP, IN_ROUND, PLAY, REVEAL, ROUND_OVER, State
+from table.referee import CHALLENGE, DRAWN, FLIP, IN_ROUND, PLAY, REVEAL, ROUND_OVER, State
 
 #: Voluntary draws (the player's own choice) are reported by the camera; every other
 #: CardsDrawn comes from a draw the referee ordered and that the table still has to fetch.
@@ -32,6 +34,7 @@ class ObservationMapper:
 
     def __init__(self) -> None:
         self.owed_reaches = 0
+        self._accepting = False  # a reach just accepted a Wild Draw Four (it fetched it too)
         # A hand is laid face up card by card: a stable set smaller than the tracked count is
         # held until the rest arrives, or until the zone is cleared (then it is used as is,
         # and the referee flags the count that disagrees).
@@ -41,6 +44,9 @@ class ObservationMapper:
         """Feed every event the referee emits (in order)."""
         for e in events:
             if type(e) is CardsDrawn and e.rule not in _VOLUNTARY:
+                if self._accepting:
+                    self._accepting = False  # the reach that accepted the draw was its fetch
+                    continue
                 self.owed_reaches += 1
             elif type(e) is TurnStarted and self.owed_reaches > 2:
                 # A table where players fetch penalties without the camera seeing it must not
@@ -94,7 +100,12 @@ class ObservationMapper:
             if self.owed_reaches > 0:
                 self.owed_reaches -= 1
                 return None, "fetching a draw the referee ordered"
-            if phase == PLAY:
+            if phase == CHALLENGE and state.challenger >= 0:
+                # The seat told to draw four reaches for them: no challenge, it draws (W2).
+                self._accepting = True
+                return {"kind": "draw", "seat": state.challenger, **meta}, "draws the Wild Draw Four (no challenge)"
+            if phase == PLAY or (phase == DRAWN and state.rules.until):
+                # H7: drawing until playable is one reach per card, the turn staying in DRAWN.
                 return {"kind": "draw", **meta}, "voluntary draw (inferred)"
             return None, f"a reach into the draw pile in phase '{phase}': ignored"
         return None, f"'{kind}' observations carry no input"

@@ -10,12 +10,15 @@ from table.log import MemoryLog
 from table.rules import preset
 
 
-@pytest.mark.parametrize("name", ["official", "two-player"])
+@pytest.mark.parametrize("name", ["official", "two-player", "no-mercy-lite", "party"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_perfect_camera_gives_a_referee_that_matches_the_truth(name, seed):
+    """House rules included: jump-ins are claimed with a hold of the jumper's button (the
+    camera sees the card, not the hand), draw-until-playable is one reach per card."""
     hub = TableHub(MemoryLog(preset(name)))
     report = DemoDriver(hub, PerfectCamera(), seed=seed).play(3).to_json()
-    assert report["rounds"] == 3 and report["plays"] > 30
+    over = hub.state.phase == "match-over"  # a party round can pass 500 points in two
+    assert (report["rounds"] == 3 or over) and report["plays"] > 30
     assert report["mismatches"] == []
     assert report["referee_matches_truth"]
     assert report["scores_table"] == report["scores_truth"] and sum(report["scores_truth"]) > 0

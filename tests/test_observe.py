@@ -1,5 +1,7 @@
 """What camera observations mean, by the state of the game."""
 
+import pytest
+
 from table.inputs import Flip, Play, StartRound
 from table.observe import ObservationMapper
 from table.referee import new_state, step
@@ -73,3 +75,17 @@ def test_a_short_hand_is_used_as_is_when_the_zone_is_cleared_so_the_referee_can_
     m.to_input({"type": "reveal", "cards": [{"card": "red-1"}, {"card": "red-2"}]}, s)
     inp, why = m.to_input({"type": "reveal", "cards": []}, s)
     assert inp["cards"] == ["red-1", "red-2"] and "count differs" in why
+
+
+@pytest.mark.rule("H7")
+def test_with_draw_until_playable_each_reach_is_one_more_draw_of_the_same_turn():
+    from table.inputs import Draw
+
+    s = state_after(StartRound(dealer=0), Flip("blue-4"), name="party")
+    s, _ = step(s, Draw(cards=("red-1",)))  # not playable: the turn stays in DRAWN
+    assert s.phase == "drawn"
+    assert ObservationMapper().to_input({"type": "draw"}, s)[0] == {"kind": "draw", "source": "camera"}
+    official = state_after(StartRound(dealer=0), Flip("blue-4"))
+    official, _ = step(official, Draw(cards=("red-1",)))
+    inp, why = ObservationMapper().to_input({"type": "draw"}, official)
+    assert inp is None and "drawn" in why  # one draw a turn: a second reach means nothing
