@@ -237,13 +237,18 @@ class TableHub:
     # ----- H5: who jumped in (the camera sees the card, not the hand's owner)
 
     def _is_jump_claim(self, inp: Any) -> bool:
-        """With jump-in on, a hold by a seat whose turn it is not (otherwise meaningless)
-        says "that card was mine"."""
+        """With jump-in on, a hold by a seat whose turn it is not (otherwise meaningless), or
+        by any seat just after a card landed on its twin, says "that card was mine"."""
         st = self.state
-        return (
-            inp.kind == "gesture" and inp.gesture == "hold" and bool(st.rules.jump)
-            and st.phase in IN_ROUND and inp.seat != st.turn and st.phase != CHALLENGE
-        )  # fmt: skip
+        if not (inp.kind == "gesture" and inp.gesture == "hold" and st.rules.jump) or st.phase == CHALLENGE:
+            return False
+        if st.phase not in IN_ROUND:
+            return False
+        # The seat whose turn it now is holds right after a twin landed: the twin was theirs
+        # (the camera gave it to the seat before them), not a pass.
+        last = self._last_camera_play
+        recent = last is not None and self.clock() - last[2] <= JUMP_CLAIM_S and last[3] != inp.seat
+        return inp.seat != st.turn or recent
 
     def _claim_jump(self, seat: int) -> dict[str, Any] | None:
         """The camera's last play, a moment ago, becomes `seat`'s jump-in (an amend, logged

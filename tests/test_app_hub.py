@@ -152,3 +152,45 @@ def test_a_read_only_database_refuses_the_input_loudly_and_applies_nothing(tmp_p
         hub.submit({"kind": "play", "cards": ["red-7"]})
     assert hub.snapshot() == before[1]
     assert len(EventLog(db)) == before[0]
+
+
+def _seen(*cards):
+    obs = {"type": "discard", "frame": 1, "confidence": 0.9, "cards": [{"card": c} for c in cards]}
+    return {"kind": "observation", "observation": obs}
+
+
+@pytest.mark.rule("H5")
+def test_a_jump_in_is_the_seat_whose_button_holds_after_the_card_lands():
+    hub = started(TableHub(MemoryLog(preset("party")))).start()  # seat 1's turn
+    try:
+        hub.submit(_seen("red-3"), source="camera")  # seat 1 plays red 3
+        hs = hub.state.rules.hand_size
+        hub.submit(_seen("red-3"), source="camera")  # its twin: read as seat 2's turn play
+        assert hub.state.hands[2] == hs - 1
+        hub.submit({"kind": "gesture", "seat": 3, "gesture": "hold", "at": 1.0}, source="button")
+        # Seat 3 claimed it: the entry is amended (logged), the state rebuilt.
+        assert hub.state.hands[2] == hs and hub.state.hands[3] == hs - 1 and hub.state.turn == 0
+        assert hub.log.inputs()[-1].kind == "amend"
+    finally:
+        hub.stop()
+
+
+@pytest.mark.rule("H5")
+def test_a_hold_before_the_card_claims_the_next_card_and_a_plain_play_is_never_claimed():
+    hub = started(TableHub(MemoryLog(preset("party")))).start()
+    try:
+        hub.submit(_seen("red-3"), source="camera")  # seat 1, not a twin of red 5: no jump-in
+        n = len(hub.log)
+        out = hub.submit({"kind": "gesture", "seat": 3, "gesture": "hold", "at": 1.0}, source="button")
+        assert "claims the next card" in out["ignored"] and len(hub.log) == n  # nothing amended
+        hub.submit(_seen("red-3"), source="camera")
+        hs = hub.state.rules.hand_size
+        assert hub.log.inputs()[-1].seat == 3 and hub.state.hands[3] == hs - 1 and hub.state.hands[2] == hs
+        off = started(TableHub(MemoryLog(preset("official")))).start()
+        try:  # without jump-in a hold out of turn is refused by the referee, as before
+            r = off.submit({"kind": "gesture", "seat": 3, "gesture": "hold", "at": 1.0}, source="button")
+            assert r["events"][0]["kind"] == "input_rejected"
+        finally:
+            off.stop()
+    finally:
+        hub.stop()
