@@ -240,15 +240,16 @@ class TableHub:
         """With jump-in on, a hold by a seat whose turn it is not (otherwise meaningless), or
         by any seat just after a card landed on its twin, says "that card was mine"."""
         st = self.state
-        if not (inp.kind == "gesture" and inp.gesture == "hold" and st.rules.jump) or st.phase == CHALLENGE:
+        if not (inp.kind == "gesture" and inp.gesture == "hold" and st.rules.jump):
             return False
-        if st.phase not in IN_ROUND:
-            return False
-        # The seat whose turn it now is holds right after a twin landed: the twin was theirs
-        # (the camera gave it to the seat before them), not a pass.
+        if st.phase == CHALLENGE and inp.seat == st.challenger:
+            return False  # the seat told to draw four declines the challenge
+        # Right after a twin landed, whatever that card did (the turn passed to the holder,
+        # a colour to name, the round over for the seat it was given to), it was the holder's.
         last = self._last_camera_play
-        recent = last is not None and self.clock() - last[2] <= JUMP_CLAIM_S and last[3] != inp.seat
-        return inp.seat != st.turn or recent
+        if last is not None and self.clock() - last[2] <= JUMP_CLAIM_S and last[3] != inp.seat:
+            return True
+        return st.phase in IN_ROUND and st.phase != CHALLENGE and inp.seat != st.turn
 
     def _claim_jump(self, seat: int) -> dict[str, Any] | None:
         """The camera's last play, a moment ago, becomes `seat`'s jump-in (an amend, logged

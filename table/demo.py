@@ -171,12 +171,14 @@ class DemoDriver:
             cards = (inp.card,) if kind == "flip" else tuple(inp.cards)
             self._fetch_penalties()
             st = self.hub.state
+            jumper = None
             if kind == "play" and inp.seat is not None and inp.seat != st.turn and st.phase in (PLAY, DRAWN):
-                # H5: the camera sees the card, not whose hand: the jumper holds their button.
-                self.buttons.gesture(inp.seat, "hold")
+                jumper = inp.seat  # H5: the camera sees the card, not whose hand laid it
+            if jumper is not None:  # the jumper holds their button as the card goes down
+                self.buttons.gesture(jumper, "hold")
                 self.report.button_inputs += 1
             self.camera.act("play", cards)
-            self._by_camera(inp)
+            self._by_camera(inp, keep_seat=jumper is not None)
             if kind == "play":
                 self.report.plays += 1
         elif kind == "draw":
@@ -215,8 +217,10 @@ class DemoDriver:
             self.camera.act("draw")
         self._pump(lambda: False, limit=self.camera.pending)
 
-    def _by_camera(self, truth: Input) -> None:
-        """Let the camera see the action; then check what the table logged against the truth."""
+    def _by_camera(self, truth: Input, keep_seat: bool = False) -> bool:
+        """Let the camera see the action; then check what the table logged against the truth.
+        True when the camera's report was right; otherwise the host corrected it (with the
+        seat too when `keep_seat`: the host saw who jumped in)."""
         before = len(self.hub.log)
         self._pump(lambda: len(self.hub.log) > before and self.camera.pending == 0,
                    limit=self.camera.pending + self.settle_frames)  # fmt: skip
@@ -225,19 +229,22 @@ class DemoDriver:
         mine = [input_to_dict(i) for i in logged]
         if not mine:
             self._mismatch("missed", want, None)
-            self._host_enters(want)
-            return
+            self._host_enters(want if keep_seat else {k: v for k, v in want.items() if k != "seat" or want["kind"] == "reveal"})
+            return False
         got = mine[0]
-        if not _same_report(got, want):
+        right = _same_report(got, want)
+        if not right:
             self._mismatch("misread", want, got)
             fixed = dict(want)
-            fixed.pop("seat", None) if got.get("seat") is None else None
+            if got.get("seat") is None and not keep_seat:
+                fixed.pop("seat", None)
             self.hub.submit({"kind": "amend", "target": before + 1, "input": _as_camera(fixed)}, source="host")
             self.report.host_corrections += 1
         else:
             self.report.camera_inputs += 1
         for extra in mine[1:]:
             self._mismatch("extra", None, extra)
+        return right
 
     def _host_enters(self, want: dict[str, Any]) -> None:
         self.hub.submit(_as_camera(want), source="host")

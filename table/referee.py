@@ -1426,6 +1426,10 @@ def _challenge(s: State, inp: Challenge, ev: list[Event]) -> None:
     if not inp.challenge:
         return _accept_draw4(s, ev)
     s.phase = REVEAL
+    if s.hands[s.challenged] == 0:
+        # The Wild Draw Four was the last card (its R7 draw waits for the verdict): an empty
+        # hand is shown by showing nothing, and nothing the camera could wait for.
+        return _reveal(s, Reveal(seat=s.challenged, cards=()), ev)
     ev.append(RevealNeeded(s.challenged, "challenge"))
 
 

@@ -284,3 +284,15 @@ def test_teams_by_draw_highest_with_lowest_then_partners_sit_opposite_and_score_
     # The next round needs no draw: the teams hold for the match.
     t.send(StartRound())
     assert t.snap["phase"] == "flip"
+
+
+@pytest.mark.rule("R7", "W3")
+def test_a_challenge_of_a_last_card_wild_draw_four_is_settled_without_waiting_for_a_reveal():
+    t = Scenario(starter="blue-5", scoring={"last_card_action": "draw-one"})
+    _out(t, card="wild-draw4")  # seat 1's last card; R7's extra card waits for the verdict
+    t.colour("red")
+    t.challenge()  # seat 2 challenges: seat 1's hand is empty, so it held no blue card
+    res = t.one("challenge_resolved")
+    assert res.guilty is False and t.snap["phase"] == "play"
+    assert t.hands[2] == 7 + 4 + t.rules.play.challenge_extra  # the challenger pays, W3
+    assert t.hands[1] == 1  # then R7: the last card may not be a wild, one more card
