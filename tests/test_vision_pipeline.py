@@ -112,19 +112,29 @@ def test_the_detector_reads_each_zone_cropped_and_its_cards_come_back_in_frame_p
     assert r.regions_read == 2
 
 
-def test_a_still_zone_keeps_its_reading_and_a_changed_one_is_read_again():
+def test_a_still_zone_keeps_its_reading_a_moving_one_waits_and_is_read_once_quiet():
     from vision.frame import Frame
 
-    pipe, seen, np = _zone_pipeline(reread_every=3)
+    pipe, seen, np = _zone_pipeline(reread_every=50)
     image = np.zeros((720, 1280, 3), np.uint8)
     reads = [pipe.process(Frame(n, n / 20, image, None)).regions_read for n in range(1, 4)]
     assert reads == [2, 0, 0] and len(seen) == 2
     moved = image.copy()
     moved[150:350, 550:750] = 200  # something lands on the discard pile only
-    r = pipe.process(Frame(4, 0.2, moved, None))
-    assert r.regions_read == 1 and len(r.detections) == 2  # the reveal zone's reading is kept
-    later = [pipe.process(Frame(n, n / 20, moved, None)).regions_read for n in range(5, 9)]
-    assert later == [1, 0, 0, 1]  # after reread_every frames a still zone is read anyway
+    first = pipe.process(Frame(4, 0.2, moved, None))
+    assert first.regions_read == 0 and first.covered["discard"]  # moving: not read yet
+    after = [pipe.process(Frame(n, n / 20, moved, None)) for n in range(5, 9)]
+    assert [r.regions_read for r in after] == [1, 0, 0, 0]  # read once it is still, then kept
+    assert len(after[-1].detections) == 2  # the reveal zone's reading was kept all along
+
+
+def test_a_still_zone_is_read_again_after_reread_every_frames():
+    from vision.frame import Frame
+
+    pipe, seen, np = _zone_pipeline(reread_every=3)
+    image = np.zeros((720, 1280, 3), np.uint8)
+    reads = [pipe.process(Frame(n, n / 20, image, None)).regions_read for n in range(1, 9)]
+    assert reads == [2, 0, 0, 0, 2, 0, 0, 0]
 
 
 def test_with_skip_still_off_every_zone_is_read_every_frame():

@@ -75,7 +75,7 @@ class VisionPipeline:
         # region -> (its grey at the last reading, the detections then, frames reused since)
         self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
 
-    def _regions(self, zones: ZoneLayout, shape) -> list[tuple[int, int, int, int]]:
+    def _regions(self, zones: ZoneLayout, shape, activity=None) -> list[tuple[int, int, int, int]]:
         """Crops (x0, y0, x1, y1) the detector reads: one per zone with cards to read. A
         whole 1280x720 frame shrunk into a 320-pixel detector leaves a card ~35 pixels tall,
         and its corners (from which it is straightened and named) a few pixels off; a zone
@@ -88,6 +88,8 @@ class VisionPipeline:
             z = zones.zones.get(name)
             if z is None:
                 continue
+            if self.config.skip_still and activity is not None and name in activity and activity[name].covered:
+                continue  # a hand is over it: the tracker waits for the hand to leave
             x0, y0, x1, y1 = z.bounds()
             m = self.config.zone_margin * min(x1 - x0, y1 - y0)
             box = (max(0, int(x0 - m)), max(0, int(y0 - m)), min(w, int(x1 + m + 1)), min(h, int(y1 + m + 1)))
@@ -145,8 +147,9 @@ class VisionPipeline:
             self.tracker.set_zones(zones)
         t1 = time.perf_counter()
         use_lores = frame.lores is not None and self.config.detect_on == "lores"
-        regions = [] if use_lores else self._regions(zones, frame.image.shape)
         features = FrameFeatures.of(np.asarray(frame.image))
+        activity = self.tracker.monitor(features)
+        regions = [] if use_lores else self._regions(zones, frame.image.shape, activity)
         t_feat = time.perf_counter()
         read = None
         if regions:
@@ -159,7 +162,7 @@ class VisionPipeline:
                 dets = [_scale_detection(d, w / lw, h / lh) for d in dets]
             dt = dict(self.detector.timings)
         t2 = time.perf_counter()
-        obs = self.tracker.update(frame.number, frame.timestamp, frame.image, dets, features)
+        obs = self.tracker.update(frame.number, frame.timestamp, frame.image, dets, features, activity)
         t3 = time.perf_counter()
         timings = {
             "calibrate": (t1 - t0) * 1000,

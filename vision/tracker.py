@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.config import TrackerConfig
-from vision.monitor import FrameFeatures, ZoneMonitor
+from vision.monitor import FrameFeatures, ZoneActivity, ZoneMonitor
 from vision.observations import (
     CardsPlayed,
     CardsRevealed,
@@ -413,10 +413,16 @@ class TableTracker:
             for name, z in zones.zones.items()
         }
 
+    def monitor(self, f: FrameFeatures) -> dict[str, ZoneActivity]:
+        """Run the zone monitors on a frame (hands, motion). Done before detection, so a zone
+        a hand covers is not read at all: its cards would be ignored anyway."""
+        return {n: m.update(f) for n, m in self.monitors.items()}
+
     def update(
         self, number: int, timestamp: float, image, detections: list[CardDetection],
-        features: FrameFeatures | None = None,
+        features: FrameFeatures | None = None, activity: dict[str, ZoneActivity] | None = None,
     ) -> list[Observation]:
+        """`activity`: this frame's `monitor()` result when already run."""
         f = features or FrameFeatures.of(image)
         out: list[Observation] = []
         by_zone: dict[str, list[CardDetection]] = {n: [] for n in self.zones.zones}
@@ -428,7 +434,7 @@ class TableTracker:
                 z = "discard"  # a fanned multi-play spills over the pile's printed edge
             if z is not None:
                 by_zone[z].append(d)
-        act = {n: m.update(f) for n, m in self.monitors.items()}
+        act = activity if activity is not None else self.monitor(f)
         if "discard" in act:
             a = act["discard"]
             if a.changed:
