@@ -236,12 +236,17 @@ class CardRecognizer:
                 chosen.append(k)
         # A box mostly inside a bigger one is a part of that card (its ellipse, its glyph, a
         # corner index): two real cards are the same size, so one cannot sit inside another.
+        # Only a bigger box at least about as sure counts: a faint box around a printed zone
+        # of the play mat (a dark field in a white frame, card-like) must not hide the card
+        # lying in it.
         area = {k: rects[k][1][0] * rects[k][1][1] for k in chosen}
+        sure = {k: float(scores[keep[k]]) for k in chosen}
         chosen = [
             k
             for k in chosen
             if not any(
-                area[j] > 1.3 * area[k] and _rotated_overlap(rects[k], rects[j])[1] > 0.7
+                area[j] > 1.3 * area[k] and sure[j] >= sure[k] - 0.15
+                and _rotated_overlap(rects[k], rects[j])[1] > 0.7
                 for j in chosen
             )
         ]
