@@ -226,25 +226,34 @@ class DemoDriver:
                    limit=self.camera.pending + self.settle_frames)  # fmt: skip
         logged = self.hub.log.inputs()[before:]
         want = input_to_dict(truth)
+        if want["kind"] == "play" and not keep_seat:
+            want.pop("seat", None)  # the referee infers the turn seat, as at a real table
         mine = [input_to_dict(i) for i in logged]
-        if not mine:
-            self._mismatch("missed", want, None)
-            self._host_enters(want if keep_seat else {k: v for k, v in want.items() if k != "seat" or want["kind"] == "reveal"})
-            return False
-        got = mine[0]
-        right = _same_report(got, want)
-        if not right:
-            self._mismatch("misread", want, got)
-            fixed = dict(want)
-            if got.get("seat") is None and not keep_seat:
-                fixed.pop("seat", None)
-            self.hub.submit({"kind": "amend", "target": before + 1, "input": _as_camera(fixed)}, source="host")
-            self.report.host_corrections += 1
+        right = next((i for i, got in enumerate(mine) if _same_report(got, want)), None)
+        fixed = None
+        if right is None:
+            same_kind = next((i for i, got in enumerate(mine) if got["kind"] == want["kind"]), None)
+            if same_kind is None:
+                self._mismatch("missed", want, None)
+            else:  # the host amends the misread entry
+                self._mismatch("misread", want, mine[same_kind])
+                self.hub.submit({"kind": "amend", "target": before + 1 + same_kind, "input": _as_camera(want)},
+                                source="host")  # fmt: skip
+                self.report.host_corrections += 1
+                fixed = same_kind
         else:
             self.report.camera_inputs += 1
-        for extra in mine[1:]:
-            self._mismatch("extra", None, extra)
-        return right
+        # Anything else the camera logged meanwhile (a reach taken for a draw, an older card
+        # taken for a play) the host withdraws, newest first so the entry numbers hold.
+        for i in reversed(range(len(mine))):
+            if i in (right, fixed):
+                continue
+            self._mismatch("extra", None, mine[i])
+            self.hub.submit({"kind": "undo", "target": before + 1 + i}, source="host")
+            self.report.host_corrections += 1
+        if right is None and fixed is None:
+            self._host_enters(want)
+        return right is not None
 
     def _host_enters(self, want: dict[str, Any]) -> None:
         self.hub.submit(_as_camera(want), source="host")
