@@ -222,6 +222,8 @@ class TableHub:
             self.log.append(inp)  # logged (committed) before it is acted on
             under = self.state.top
             events = self._apply_logged(inp, source)
+            if inp.kind == "play":
+                self._jump_claim = None  # a claim is for the next card, whoever reported it
             if inp.kind == "play" and getattr(inp, "source", None) == "camera" and inp.seat is None:
                 # Only a card laid on its twin can have been a jump-in (H5).
                 twin = under >= 0 and CARD_IDS[under] == inp.cards[0]

@@ -327,3 +327,15 @@ def test_a_revealed_hand_leaves_out_slivers_and_faces_read_without_confidence():
     obs = s.run(8, dets=s.detections() + [sliver, unsure])
     reveals = [sorted(c.card for c in o.cards) for o in obs if isinstance(o, CardsRevealed)]
     assert reveals == [["red-1", "wild"]]
+
+
+def test_a_partly_covered_card_whose_box_turned_is_still_the_card_that_lay_there():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    old = ("red-3", cx, cy, 0)
+    assert played(_lay(s, old, lambda: s.detections(visible=[old]))) == [["red-3"]]
+    new = ("red-4", cx + 25, cy + 30, 35)
+    # Half covered, the old card's visible part gets a box turned 30 degrees.
+    turned = s.detections(visible=[("red-3", cx, cy, 30)])
+    obs = _lay(s, new, lambda: turned + s.detections(visible=[new]))
+    assert played(obs) == [["red-4"]]

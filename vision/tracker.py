@@ -228,7 +228,13 @@ class DiscardTracker:
         changed and nothing newer covers it)."""
         verdict = "new"
         for k in self.known:
-            if same_pose(k.pose, c.pose, self.cfg):
+            # The same face at the same place; the angle of a partly covered card's visible
+            # part is no guide (its box turns with what shows), so only the centre counts.
+            same_place = same_pose(k.pose, c.pose, self.cfg) or (
+                k.card == c.card and math.hypot(k.pose.cx - c.pose.cx, k.pose.cy - c.pose.cy)
+                <= self.cfg.same_pose_shift * max(k.pose.size, c.pose.size, 1.0)
+            )  # fmt: skip
+            if same_place:
                 if k.card != c.card:
                     if not self.visited:
                         return "known"  # re-read of a resting card, not a play
