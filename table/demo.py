@@ -255,6 +255,23 @@ class DemoDriver:
             self._host_enters(want)
         return right is not None
 
+    def _settle_held_score(self) -> None:
+        """A round whose score the referee holds (a revealed hand the camera read short, e.g.
+        a long row of overlapping cards): the host enters the hand as it is, and confirms it
+        when the tracked count itself was off."""
+        st = self.hub.state
+        if st.phase != ROUND_OVER or not st.held or st.held in (("scored",), ("void",)):
+            return
+        for seat, tracked, revealed in st.held:
+            want = {"kind": "reveal", "seat": seat, "cards": _hand_ids(self.sim.hands[seat])}
+            self._mismatch("score held", want, {"tracked": tracked, "revealed": revealed})
+            self.hub.submit(want, source="host")
+            self.report.host_corrections += 1
+        st = self.hub.state
+        if st.phase == ROUND_OVER and st.held and st.held not in (("scored",), ("void",)):
+            self.hub.submit({"kind": "confirm_score", "reason": "host checked the hands"}, source="host")
+            self.report.host_corrections += 1
+
     def _host_enters(self, want: dict[str, Any]) -> None:
         self.hub.submit(_as_camera(want), source="host")
         self.report.host_corrections += 1
@@ -301,6 +318,7 @@ class DemoDriver:
             game = self.sim.play_round()
             if game.capped:
                 self._mismatch("capped", {"inputs": len(game.inputs)}, None)
+            self._settle_held_score()
             self._compare("round end")
             self.report.rounds += 1
             self.report.penalties_truth += sum(
@@ -322,6 +340,12 @@ class DemoDriver:
         if self.hub.state.phase not in (ROUND_OVER, MATCH_OVER) and self.report.rounds:
             self._mismatch("round not over", {"phase": "round-over"}, {"phase": self.hub.state.phase})
         return self.report
+
+
+def _hand_ids(faces) -> list[str]:
+    from table.cards import CARD_IDS
+
+    return [CARD_IDS[f] for f in faces]
 
 
 def _same_report(got: dict[str, Any], want: dict[str, Any]) -> bool:
