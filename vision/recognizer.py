@@ -51,6 +51,9 @@ def _session(path: Path, threads: int):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    # Two sessions (detector, classifier) take turns on few cores: threads that spin-wait
+    # after their work steal the cores from the other session's turn.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     opts.log_severity_level = 3
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
