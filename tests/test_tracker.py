@@ -42,7 +42,7 @@ class Scene:
         c, s = math.cos(a), math.sin(a)
         return [(cx + x * c - y * s, cy + x * s + y * c) for x, y in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))]
 
-    def image(self, hand: tuple[float, float] | None, arm: str = "below") -> np.ndarray:
+    def image(self, hand: tuple[float, float] | None, arm: str = "below", speck=None) -> np.ndarray:
         img = np.full((H, W, 3), 235, np.uint8)
         for card, cx, cy, angle in self.cards:
             q = np.array(self.quad(cx, cy, angle), np.float32)
@@ -57,6 +57,8 @@ class Scene:
                 cv2.rectangle(img, (x - 25, y), (x + 25, H), SKIN, -1)
             else:  # a player at the side: the arm comes in level from that edge
                 cv2.rectangle(img, (x, y - 22), (W if arm == "right" else 0, y + 22), SKIN, -1)
+        if speck is not None:  # a piece of skin apart from the hand (a thumb beyond a card)
+            cv2.circle(img, (int(speck[0]), int(speck[1])), 22, SKIN, -1)
         noise = self.rng.integers(-2, 3, img.shape, dtype=np.int16)
         return np.clip(img.astype(np.int16) + noise, 0, 255).astype(np.uint8)
 
@@ -68,9 +70,9 @@ class Scene:
             out.append(CardDetection(card, conf, (min(xs), min(ys), max(xs), max(ys)), tuple(q), conf))
         return out + list(extra)
 
-    def step(self, hand=None, dets=None, arm: str = "below") -> list:
+    def step(self, hand=None, dets=None, arm: str = "below", speck=None) -> list:
         self.n += 1
-        img = self.image(hand, arm)
+        img = self.image(hand, arm, speck)
         if dets is None:
             dets = [] if hand is not None and self._over_pile(hand) else self.detections()
         return self.tracker.update(self.n, self.n / 20, img, dets)
@@ -339,3 +341,16 @@ def test_a_partly_covered_card_whose_box_turned_is_still_the_card_that_lay_there
     turned = s.detections(visible=[("red-3", cx, cy, 30)])
     obs = _lay(s, new, lambda: turned + s.detections(visible=[new]))
     assert played(obs) == [["red-4"]]
+
+
+def test_a_piece_of_the_hand_apart_from_it_on_the_draw_pile_is_not_a_draw():
+    s = Scene()
+    dx, dy = s.centre("draw")
+    cx, cy = s.centre("discard")
+    s.run(3)
+    obs = []
+    for k in range(1, 6):  # a hand from below lays a card on the discard pile...
+        obs += s.step(hand=(cx, H - (H - cy) * k / 5), speck=(dx + 20, dy + 30) if k > 2 else None)
+    obs += s.run(5, hand=(cx, cy), speck=(dx + 20, dy + 30))  # ...its thumb resting apart
+    obs += s.run(5)
+    assert not [o for o in obs if isinstance(o, LikelyDraw)]

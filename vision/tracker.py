@@ -484,15 +484,18 @@ class TableTracker:
 
     def _on_draw_pile(self, point: tuple[float, float]) -> bool:
         """Fingertips on the draw pile: inside its zone or just past its printed edge
-        (fingers reach over a pile), but not on the discard pile."""
+        (fingers reach over a pile)."""
         zone = self.zones.zones["draw"]
         x0, y0, x1, y1 = zone.bounds()
         margin = 0.25 * min(x1 - x0, y1 - y0)
         poly = zone.polygon.reshape(-1, 1, 2)
         if cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), True) < -margin:
             return False
-        discard = self.zones.zones.get("discard")
-        return discard is None or not discard.contains(point)
+        # Nor on the discard pile or the reveal zone: a hand laying a card there rests too.
+        return not any(
+            z is not None and z.contains(point)
+            for z in (self.zones.zones.get("discard"), self.zones.zones.get("reveal"))
+        )
 
     def _fingertips(self, f: FrameFeatures) -> list[tuple[float, float]]:
         """Where each hand reaches to (monitor scale): of each skin-coloured blob (beyond
@@ -501,8 +504,13 @@ class TableTracker:
         whichever zones the arm crosses on its way."""
         skin = f.skin if self._static_skin is None or self._static_skin.shape != f.skin.shape else (
             cv2.bitwise_and(f.skin, cv2.bitwise_not(self._static_skin)))
+        # A card held in the hand splits its skin into pieces (a thumb apart from the palm):
+        # close small gaps so one hand is one blob.
+        skin = cv2.dilate(skin, np.ones((5, 5), np.uint8))
         n, labels, stats, centroids = cv2.connectedComponentsWithStats(skin, connectivity=8)
-        min_area = max(12, skin.size // 5000)  # specks are no hands
+        areas = stats[1:, cv2.CC_STAT_AREA] if n > 1 else np.zeros(0)
+        # Specks are no hands, nor is a piece far smaller than the biggest hand in view.
+        min_area = max(12, skin.size // 5000, int(0.25 * areas.max()) if areas.size else 0)
         prev_labels, prev_entries = self._blob_labels, self._blob_entries
         entries: dict[int, tuple[float, float]] = {}
         tips = []
