@@ -143,3 +143,16 @@ def test_with_skip_still_off_every_zone_is_read_every_frame():
     pipe, seen, np = _zone_pipeline(skip_still=False)
     image = np.zeros((720, 1280, 3), np.uint8)
     assert [pipe.process(Frame(n, 0.0, image, None)).regions_read for n in (1, 2, 3)] == [2, 2, 2]
+
+
+def test_with_every_zone_covered_by_hands_nothing_is_read_not_the_whole_frame():
+    from vision.frame import Frame
+
+    pipe, seen, np = _zone_pipeline()
+    image = np.zeros((720, 1280, 3), np.uint8)
+    pipe.process(Frame(1, 0.0, image, None))
+    moving = image.copy()
+    moving[100:700, 300:1000] = 180  # motion over the discard pile and the reveal zone at once
+    r = pipe.process(Frame(2, 0.05, moving, None))
+    assert r.covered["discard"] and r.covered["reveal"]
+    assert r.regions_read == 0 and r.detections == [] and len(seen) == 2  # only frame 1's reads

@@ -75,13 +75,16 @@ class VisionPipeline:
         # region -> (its grey at the last reading, the detections then, frames reused since)
         self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
 
+    def _by_zone(self) -> bool:
+        """Read zone crops (not the whole frame): configured so, and the backend reads pixels
+        (a stand-in that reads the truth takes the frame)."""
+        return self.config.detect_region == "zones" and getattr(self.detector, "reads_pixels", True)
+
     def _regions(self, zones: ZoneLayout, shape, activity=None) -> list[tuple[int, int, int, int]]:
         """Crops (x0, y0, x1, y1) the detector reads: one per zone with cards to read. A
         whole 1280x720 frame shrunk into a 320-pixel detector leaves a card ~35 pixels tall,
         and its corners (from which it is straightened and named) a few pixels off; a zone
-        crop keeps it 2-3x larger. Backends that read the truth, not pixels, take the frame."""
-        if self.config.detect_region != "zones" or not getattr(self.detector, "reads_pixels", True):
-            return []
+        crop keeps it 2-3x larger. A zone a hand covers is left out (nothing to read)."""
         h, w = shape[:2]
         out = []
         for name in ("discard", "reveal"):
@@ -149,11 +152,12 @@ class VisionPipeline:
         use_lores = frame.lores is not None and self.config.detect_on == "lores"
         features = FrameFeatures.of(np.asarray(frame.image))
         activity = self.tracker.monitor(features)
-        regions = [] if use_lores else self._regions(zones, frame.image.shape, activity)
+        by_zone = not use_lores and self._by_zone()
         t_feat = time.perf_counter()
         read = None
-        if regions:
-            dets, dt, read = self._detect_regions(frame, regions, features)
+        if by_zone:  # every zone covered: nothing to read this frame
+            regions = self._regions(zones, frame.image.shape, activity)
+            dets, dt, read = self._detect_regions(frame, regions, features) if regions else ([], {}, 0)
         else:
             image = frame.lores if use_lores else frame.image
             dets = self.detector.detect(image, frame.truth)
