@@ -224,11 +224,12 @@ class TableHub:
             events = self._apply_logged(inp, source)
             if inp.kind == "play":
                 self._jump_claim = None  # a claim is for the next card, whoever reported it
-            if inp.kind == "play" and getattr(inp, "source", None) == "camera" and inp.seat is None:
-                # Only a card laid on its twin can have been a jump-in (H5).
+                # Only a card the camera saw land on its twin, given to the turn seat, can be
+                # claimed afterwards (H5).
                 twin = under >= 0 and CARD_IDS[under] == inp.cards[0]
+                seen = getattr(inp, "source", None) == "camera" and inp.seat is None
                 self._last_camera_play = (
-                    (len(self.log), input_to_dict(inp), self.clock(), self.state.last_player) if twin else None
+                    (len(self.log), input_to_dict(inp), self.clock(), self.state.last_player) if twin and seen else None
                 )
             self.mapper.note_events(events)
             snap = snapshot(self.state)

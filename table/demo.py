@@ -171,14 +171,14 @@ class DemoDriver:
             cards = (inp.card,) if kind == "flip" else tuple(inp.cards)
             self._fetch_penalties()
             st = self.hub.state
-            jumper = None
-            if kind == "play" and inp.seat is not None and inp.seat != st.turn and st.phase in (PLAY, DRAWN):
-                jumper = inp.seat  # H5: the camera sees the card, not whose hand laid it
-            if jumper is not None:  # the jumper holds their button as the card goes down
-                self.buttons.gesture(jumper, "hold")
+            # H5: the camera sees the card, not whose hand laid it: the jumper holds their
+            # button as the card goes down.
+            jump = kind == "play" and inp.seat is not None and inp.seat != st.turn and st.phase in (PLAY, DRAWN)
+            if jump:
+                self.buttons.gesture(inp.seat, "hold")
                 self.report.button_inputs += 1
             self.camera.act("play", cards)
-            self._by_camera(inp, keep_seat=jumper is not None)
+            self._by_camera(inp, keep_seat=jump)
             if kind == "play":
                 self.report.plays += 1
         elif kind == "draw":
