@@ -249,16 +249,22 @@ class TableHub:
             return False  # the seat told to draw four declines the challenge
         # Right after a twin landed, whatever that card did (the turn passed to the holder,
         # a colour to name, the round over for the seat it was given to), it was the holder's.
-        last = self._last_camera_play
-        if last is not None and self.clock() - last[2] <= JUMP_CLAIM_S and last[3] != inp.seat:
+        if self._claimable_play(inp.seat) is not None:
             return True
         return st.phase in IN_ROUND and st.phase != CHALLENGE and inp.seat != st.turn
+
+    def _claimable_play(self, seat: int) -> tuple[int, dict, float, int] | None:
+        """The camera's card on its twin of a moment ago, given to a seat other than `seat`."""
+        last = self._last_camera_play
+        if last is not None and self.clock() - last[2] <= JUMP_CLAIM_S and last[3] != seat:
+            return last
+        return None
 
     def _claim_jump(self, seat: int) -> dict[str, Any] | None:
         """The camera's last play, a moment ago, becomes `seat`'s jump-in (an amend, logged
         like a host correction); with no such play yet, the claim waits for the next card."""
-        last = self._last_camera_play
-        if last is not None and self.clock() - last[2] <= JUMP_CLAIM_S and last[3] != seat:
+        last = self._claimable_play(seat)
+        if last is not None:
             self._last_camera_play = None
             return {"kind": "amend", "target": last[0], "input": {**last[1], "seat": seat}}
         self._jump_claim = (seat, self.clock())

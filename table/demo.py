@@ -217,10 +217,10 @@ class DemoDriver:
             self.camera.act("draw")
         self._pump(lambda: False, limit=self.camera.pending)
 
-    def _by_camera(self, truth: Input, keep_seat: bool = False) -> bool:
-        """Let the camera see the action; then check what the table logged against the truth.
-        True when the camera's report was right; otherwise the host corrected it (with the
-        seat too when `keep_seat`: the host saw who jumped in)."""
+    def _by_camera(self, truth: Input, keep_seat: bool = False) -> None:
+        """Let the camera see the action; then check what the table logged against the truth
+        and correct it as the host would (with the seat too when `keep_seat`: the host saw
+        who jumped in)."""
         before = len(self.hub.log)
         self._pump(lambda: len(self.hub.log) > before and self.camera.pending == 0,
                    limit=self.camera.pending + self.settle_frames)  # fmt: skip
@@ -253,7 +253,6 @@ class DemoDriver:
             self.report.host_corrections += 1
         if right is None and fixed is None:
             self._host_enters(want)
-        return right is not None
 
     def _settle_held_score(self) -> None:
         """A round whose score the referee holds (a revealed hand the camera read short, e.g.

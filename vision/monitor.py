@@ -18,7 +18,15 @@ from vision.config import TrackerConfig
 from vision.zones import Zone
 
 SCALE = 0.25  # monitor resolution relative to the frame
-_DIFF = 25  # grey levels that count as a changed pixel
+CHANGE_LEVEL = 25  # grey levels (blurred, monitor scale) that count as a changed pixel
+
+
+def changed_share(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> float:
+    """Share of pixels (inside `mask` when given) whose grey moved by CHANGE_LEVEL or more."""
+    changed = cv2.absdiff(a, b) > CHANGE_LEVEL
+    if mask is None:
+        return float(np.count_nonzero(changed)) / max(1, a.size)
+    return float(np.count_nonzero(changed & mask)) / max(1, int(np.count_nonzero(mask)))
 
 
 @dataclass
@@ -82,7 +90,7 @@ class ZoneMonitor:
         moving = 0.0
         if self._prev is not None:
             diff = cv2.absdiff(f.grey, self._prev)
-            moving = float(np.count_nonzero((diff > _DIFF) & (mask > 0))) / area
+            moving = float(np.count_nonzero((diff > CHANGE_LEVEL) & (mask > 0))) / area
         self._prev = f.grey
         self.current = f.grey
         skin_excess = skin

@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 
 from vision import detectors
@@ -14,13 +13,11 @@ from vision.calibration import Calibration
 from vision.config import VisionConfig
 from vision.detectors import Detector
 from vision.frame import Frame
-from vision.monitor import FrameFeatures
+from vision.monitor import FrameFeatures, changed_share
 from vision.observations import Observation
 from vision.tracker import TableTracker
 from vision.types import CardDetection
 from vision.zones import ZoneLayout
-
-_STILL_DIFF = 25  # grey levels (blurred, quarter scale) that count as a changed pixel
 
 
 @dataclass
@@ -117,7 +114,7 @@ class VisionPipeline:
             if (
                 cfg.skip_still and old is not None and old[2] < cfg.reread_every
                 and old[0].shape == grey.shape
-                and np.count_nonzero(cv2.absdiff(old[0], grey) > _STILL_DIFF) <= cfg.still_fraction * grey.size
+                and changed_share(old[0], grey) <= cfg.still_fraction
             ):
                 cache[(x0, y0, x1, y1)] = (old[0], old[1], old[2] + 1)
                 found += [(i, d) for d in old[1]]

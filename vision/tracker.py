@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.config import TrackerConfig
-from vision.monitor import FrameFeatures, ZoneActivity, ZoneMonitor
+from vision.monitor import FrameFeatures, ZoneActivity, ZoneMonitor, changed_share
 from vision.observations import (
     CardsPlayed,
     CardsRevealed,
@@ -133,13 +133,6 @@ def _smaller(a: Pose, b: Pose) -> bool:
     return a.area < 0.8 * b.area
 
 
-def _changed_share(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> float:
-    changed = cv2.absdiff(a, b) > 25
-    if mask is None:
-        return float(np.count_nonzero(changed)) / max(1, a.size)
-    return float(np.count_nonzero(changed & mask)) / max(1, int(np.count_nonzero(mask)))
-
-
 def _quad_mask(quad, sl: tuple[slice, slice], scale: float) -> np.ndarray | None:
     """Pixels of the crop `sl` inside the card's corners (neighbours in its box are not it)."""
     if quad is None:
@@ -174,7 +167,7 @@ class DiscardTracker:
         sl = _crop(self._grey, k.box, self._scale)
         if sl is None or k.snapshot is None or self._grey[sl].shape != k.snapshot.shape:
             return 0.0
-        return _changed_share(self._grey[sl], k.snapshot, _quad_mask(k.quad, sl, self._scale))
+        return changed_share(self._grey[sl], k.snapshot, _quad_mask(k.quad, sl, self._scale))
 
     def _remember(self, c: _Cluster, first: bool = False) -> None:
         """Add a card to the pile's memory (the newest 12 are kept). `first`: an older card
@@ -193,7 +186,7 @@ class DiscardTracker:
         if sl is None or self._settled.shape != self._grey.shape:
             return True
         mask = _quad_mask(c.quad, sl, self._scale)
-        return _changed_share(self._grey[sl], self._settled[sl], mask) >= self.cfg.changed_fraction
+        return changed_share(self._grey[sl], self._settled[sl], mask) >= self.cfg.changed_fraction
 
     def _refresh(self, dets: list[CardDetection]) -> None:
         """The pile settled: known cards still seen take their current look, so a later
