@@ -137,3 +137,64 @@ def test_table_frame_finds_many_cards(rec):
         found.append((len(clear), len(dets)))
     # most fully visible cards are found (exactness is for models/evaluate.py's mAP)
     assert sum(d for _, d in found) >= 0.7 * sum(c for c, _ in found), found
+
+
+def _card_on_table(card: str, centre, angle: float, long_side: float = 180.0):
+    """A rendered card pasted on a dark green table at a known pose: (image, its corners)."""
+    from models.render import render_card
+
+    img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
+    face = render_card(card, height=int(long_side * 1.25), seed=3)
+    h, w = face.shape[:2]
+    quad = cv2.boxPoints((centre, (long_side * w / h, long_side), angle)).astype(np.float32)
+    src = np.array([[0, h], [0, 0], [w, 0], [w, h]], np.float32)  # boxPoints' corner order
+    patch = cv2.warpPerspective(face, cv2.getPerspectiveTransform(src, quad), (640, 480), flags=cv2.INTER_AREA)
+    alpha = patch[:, :, 3:4].astype(np.float32) / 255.0
+    return (img * (1 - alpha) + patch[:, :, :3] * alpha).astype(np.uint8), quad
+
+
+def _first_look_off(rec, monkeypatch, turn: float):
+    """The detector's first look boxes each card `turn` degrees off (its weak spot: cards
+    lying near 45 degrees); later looks are the real detector's."""
+    real = rec.detect
+    calls = []
+
+    def detect(image):
+        calls.append(image.shape)
+        found = real(image)
+        if len(calls) > 1:
+            return found
+        out = []
+        for q, score in found:
+            (cx, cy), (w, h), a = cv2.minAreaRect(q)
+            out.append((cv2.boxPoints(((cx + 0.1 * h, cy), (w, h), a + turn)).astype(np.float32), max(score, 0.9)))
+        return out
+
+    monkeypatch.setattr(rec, "detect", detect)
+    return calls
+
+
+def test_a_card_the_detector_boxes_askew_is_named_from_a_second_look_turned_45_degrees(monkeypatch):
+    rec = CardRecognizer.default()
+    img, quad = _card_on_table("green-5", (320, 240), 45.0)
+    calls = _first_look_off(rec, monkeypatch, 25.0)
+    (d,) = rec.recognize(img)
+    assert len(calls) == 2  # the askew box read as nothing sure, so a second look
+    assert d.card == "green-5" and d.confidence >= 0.5
+    # and its box is the card's, not the askew one (a tenth of a card aside)
+    assert np.linalg.norm(np.mean(d.quad, axis=0) - quad.mean(axis=0)) < 0.05 * 180
+
+    rec_once = CardRecognizer.default(second_look=False)
+    _first_look_off(rec_once, monkeypatch, 25.0)
+    (d,) = rec_once.recognize(img)
+    assert d.confidence < 0.5 or d.card != "green-5"  # without it: unsure or wrong
+
+
+def test_a_card_read_surely_gets_no_second_look(rec, monkeypatch):
+    img, _ = _card_on_table("red-skip", (300, 220), 10.0)
+    calls = []
+    real = rec.detect
+    monkeypatch.setattr(rec, "detect", lambda image: calls.append(1) or real(image))
+    (d,) = rec.recognize(img)
+    assert d.card == "red-skip" and d.confidence >= 0.5 and len(calls) == 1
+    assert "second_look" in rec.last_timings

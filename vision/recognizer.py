@@ -32,6 +32,10 @@ DETECTOR_FILE = "card_detector.onnx"
 CLASSIFIER_FILE = "card_classifier.onnx"
 PACKAGE_MODELS = Path(__file__).resolve().parent.parent / "models"
 _CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
+# A second look (CardRecognizer._second_look) at boxes the detector scores this high but the
+# classifier names below SECOND_LOOK_BELOW (the tracker's median threshold, too).
+SECOND_LOOK_SCORE = 0.7
+SECOND_LOOK_BELOW = 0.5
 
 
 class ModelFileMissingError(UnoTableError, FileNotFoundError):
@@ -144,7 +148,9 @@ class CardRecognizer:
     outline when one is visible (see `refine_quad`; off by default: measured no better
     with the shipped detector, and 8 ms slower on a table frame, models/README.md);
     both_turns: also classify each crop's half-turn and average (off by default: the same
-    accuracy on the real photos and renders, and half the classifier time)."""
+    accuracy on the real photos and renders, and half the classifier time);
+    second_look: when the detector is sure of a card the classifier cannot name, read the
+    image again turned by 45 degrees (see `_second_look`)."""
 
     def __init__(
         self,
@@ -156,6 +162,7 @@ class CardRecognizer:
         threads: int = 2,
         refine: bool = False,
         both_turns: bool = False,
+        second_look: bool = True,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -164,6 +171,7 @@ class CardRecognizer:
         self.detector_path = Path(detector_path)
         self.classifier_path = Path(classifier_path)
         self.conf, self.iou, self.refine, self.both_turns = conf, iou, refine, both_turns
+        self.second_look = second_look
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -289,6 +297,36 @@ class CardRecognizer:
         self.last_timings["classify"] = (time.perf_counter() - t0) * 1e3
         return [(self.classes[i], float(p[n, i])) for n, i in enumerate(idx)]
 
+    def _needs_second_look(self, image: np.ndarray, quad: np.ndarray, score: float, prob: float) -> bool:
+        """A box the detector is sure of and the classifier is not, whole in the image (a
+        box cut by the image's edge is most often a hand and the mat read as one)."""
+        if score < SECOND_LOOK_SCORE or prob >= SECOND_LOOK_BELOW:
+            return False
+        ih, iw = image.shape[:2]
+        q = np.asarray(quad)
+        return bool(q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5)
+
+    def _second_look(self, image: np.ndarray) -> list[tuple[np.ndarray, tuple[str, float]]]:
+        """Cards read in the image turned by 45 degrees, their corners in this image's
+        pixels. The detector's angle is least sure on a card turned near 45 degrees (its box
+        then cuts across the card and the crop reads as nothing); turned, the same card lies
+        near upright and is boxed tight."""
+        from models.crops import order_portrait
+
+        h, w = image.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), 45, 1.0)
+        side = int(np.ceil((w + h) / np.sqrt(2)))
+        m[0, 2] += side / 2 - w / 2
+        m[1, 2] += side / 2 - h / 2
+        turned = cv2.warpAffine(image, m, (side, side), borderValue=(114, 114, 114))
+        found = self.detect(turned)
+        names = self.classify(turned, [order_portrait(q) for q, _ in found])
+        back = cv2.invertAffineTransform(m)
+        return [
+            (order_portrait(cv2.transform(q[None], back)[0]), name)
+            for (q, _), name in zip(found, names, strict=True)
+        ]
+
     def recognize(self, image: np.ndarray) -> list[CardDetection]:
         """Every card in a BGR image (any size), best detector score first."""
         if image is None or not hasattr(image, "ndim"):
@@ -311,10 +349,30 @@ class CardRecognizer:
         self.last_timings["refine"] = (time.perf_counter() - t1) * 1e3
         quads = [order_portrait(q) for q, _ in found]
         names = self.classify(image, quads)
+        t2, timings = time.perf_counter(), dict(self.last_timings)
+        unsure = [
+            i for i, ((_, score), (_, prob)) in enumerate(zip(found, names, strict=True))
+            if self.second_look and self._needs_second_look(image, quads[i], score, prob)
+        ]
+        if unsure:
+            again = self._second_look(image)
+            for i in unsure:
+                # The same card: its centre within a quarter card of the first box's (a fanned
+                # neighbour lies twice as far).
+                c = quads[i].mean(axis=0)
+                size = max(np.linalg.norm(quads[i][0] - quads[i][1]), np.linalg.norm(quads[i][1] - quads[i][2]))
+                near = [
+                    (q, name) for q, name in again
+                    if np.linalg.norm(q.mean(axis=0) - c) <= size / 4 and name[1] >= SECOND_LOOK_BELOW
+                ]
+                if near:
+                    quads[i], names[i] = max(near, key=lambda t: t[1][1])
+        self.last_timings = timings  # the first look's stage times; the second's apart
+        self.last_timings["second_look"] = (time.perf_counter() - t2) * 1e3
         out = []
-        for (q, score), quad, (card, prob) in zip(found, quads, names, strict=True):
-            x1, y1 = q.min(axis=0)
-            x2, y2 = q.max(axis=0)
+        for (_, score), quad, (card, prob) in zip(found, quads, names, strict=True):
+            x1, y1 = np.asarray(quad).min(axis=0)  # a second look may have moved it
+            x2, y2 = np.asarray(quad).max(axis=0)
             out.append(
                 CardDetection(
                     card=card,

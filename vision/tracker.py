@@ -6,10 +6,13 @@ confidence above the threshold. A candidate is a *new* card unless it is one alr
 lie on the pile:
   - same pose (centre within a fraction of a card height, angle within a few degrees) and
     the same face, or any face when no hand came by since (a re-read, not a play);
-  - the same face seen smaller, inside a known card's box: that card, now partly covered.
-Most faces exist twice, so the same face at the same pose after a hand visited is new only
-if the pixels under it changed since the hand arrived. New cards found together after one
-visit of a hand are one observation (a multi-play).
+  - after a hand came by, the pixels decide: a card laid in this visit changed where it
+    shows since the pile last settled, outside the other cards that changed; an older card
+    (misread once partly covered, the same face where it lay) changed only under them.
+Most faces exist twice, so the same face at the same pose is new only by its pixels too.
+A box far smaller than the cards read lately is a part of a card (a corner index), not a
+card. New cards found together after one visit of a hand are one observation (a
+multi-play).
 
 Reveal zone: the multiset of faces there, reported when it holds for a few clear frames and
 differs from the last report. Draw pile: a hand that stayed in the draw zone for a few frames
@@ -38,6 +41,11 @@ from vision.observations import (
 from vision.types import CardDetection
 from vision.zones import ZoneLayout
 
+# Share of a card's box that changed, above which it counts as laid in this visit even when
+# its neighbours' boxes cover it (measured on rendered games: new cards 0.38-0.75, older
+# cards read again 0.08-0.33).
+FAN_CHANGED = 0.35
+
 
 @dataclass(frozen=True, slots=True)
 class Pose:
@@ -59,7 +67,9 @@ def pose_of(det: CardDetection) -> Pose:
         long_i = max(range(4), key=lambda i: sides[i])
         (ax, ay), (bx, by) = q[long_i], q[(long_i + 1) % 4]
         angle = math.degrees(math.atan2(by - ay, bx - ax)) % 180.0
-        shoelace = 0.5 * abs(sum(q[i][0] * q[(i + 1) % 4][1] - q[(i + 1) % 4][0] * q[i][1] for i in range(4)))
+        shoelace = 0.5 * abs(
+            sum(q[i][0] * q[(i + 1) % 4][1] - q[(i + 1) % 4][0] * q[i][1] for i in range(4))
+        )
         return Pose(cx, cy, angle, max(sides), (x1 - x0) * (y1 - y0), shoelace)
     return Pose((x0 + x1) / 2, (y0 + y1) / 2, None, max(x1 - x0, y1 - y0), (x1 - x0) * (y1 - y0))
 
@@ -110,7 +120,11 @@ class _Cluster:
 
     def observed(self) -> ObservedCard:
         return ObservedCard(
-            self.card, median(self.confidences), self.box, (self.pose.cx, self.pose.cy), self.pose.angle
+            self.card,
+            median(self.confidences),
+            self.box,
+            (self.pose.cx, self.pose.cy),
+            self.pose.angle,
         )
 
 
@@ -131,6 +145,21 @@ def _smaller(a: Pose, b: Pose) -> bool:
     if a.quad_area is not None and b.quad_area is not None:
         return a.quad_area < 0.8 * b.quad_area
     return a.area < 0.8 * b.area
+
+
+def _box_quad(box) -> tuple:
+    x0, y0, x1, y1 = box
+    return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+
+
+def _one_card(a: _Cluster, b: _Cluster) -> bool:
+    """Are two readings one card (a second face at its place, a reading from another
+    frame)? The overlap the recognizer's own suppression calls one card (IoU 0.5)."""
+    qa = cv2.convexHull(np.array(a.quad or _box_quad(a.box), np.float32))
+    qb = cv2.convexHull(np.array(b.quad or _box_quad(b.box), np.float32))
+    inter, _ = cv2.intersectConvexConvex(qa, qb)
+    union = cv2.contourArea(qa) + cv2.contourArea(qb) - inter
+    return union > 0 and inter >= 0.5 * union
 
 
 def _quad_mask(quad, sl: tuple[slice, slice], scale: float) -> np.ndarray | None:
@@ -155,6 +184,7 @@ class DiscardTracker:
         self._settled: np.ndarray | None = None  # grey when the pile last settled
         self._occluded_frames = 0
         self._scale = 0.25
+        self._sizes: deque[float] = deque(maxlen=200)  # long sides of cards read lately
 
     # ------------------------------------------------------------ pixels
     def _snapshot(self, box) -> np.ndarray | None:
@@ -179,14 +209,43 @@ class DiscardTracker:
             self.known.append(k)
         del self.known[:-12]
 
-    def _fresh(self, c: _Cluster) -> bool:
-        if self._settled is None:
-            return True
+    def _changed_share(self, c: _Cluster, over: list[_Cluster] = ()) -> float | None:
+        """Share of the pixels where `c` lies that changed since the pile last settled,
+        leaving out where the cards `over` lie; None when there is nothing to compare (no
+        settled pile yet, or all but a sliver of `c` lies under them)."""
+        if self._settled is None or self._settled.shape != self._grey.shape:
+            return None
         sl = _crop(self._grey, c.box, self._scale)
-        if sl is None or self._settled.shape != self._grey.shape:
-            return True
-        mask = _quad_mask(c.quad, sl, self._scale)
-        return changed_share(self._grey[sl], self._settled[sl], mask) >= self.cfg.changed_fraction
+        mask = None if sl is None else _quad_mask(c.quad or _box_quad(c.box), sl, self._scale)
+        if mask is None:
+            return None
+        own = int(np.count_nonzero(mask))
+        for d in over:
+            m = _quad_mask(d.quad or _box_quad(d.box), sl, self._scale)
+            if m is not None and not _one_card(c, d):
+                # and its blurred edge (the monitor's grey is blurred over 2 pixels)
+                mask = mask & ~cv2.dilate(m.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(
+                    bool
+                )
+        if np.count_nonzero(mask) < 0.1 * own:
+            return None
+        return changed_share(self._grey[sl], self._settled[sl], mask)
+
+    def _fresh(self, c: _Cluster) -> bool:
+        share = self._changed_share(c)
+        return share is None or share >= self.cfg.changed_fraction
+
+    def _laid_with(self, c: _Cluster, others: list[_Cluster]) -> bool:
+        """Is `c` a card laid in this visit, beside the other cards that changed? An older
+        card (misread once partly covered, the same face where it lay) changed only under
+        the new ones; a new card changed where it shows outside them too. A middle card of
+        a fan may lie all but hidden between its neighbours' boxes: then most of its box
+        changed, far more than an older card's edge does."""
+        rest = self._changed_share(c, others)
+        if rest is not None:
+            return rest >= 2 * self.cfg.changed_fraction
+        whole = self._changed_share(c)
+        return whole is None or whole >= FAN_CHANGED
 
     def _refresh(self, dets: list[CardDetection]) -> None:
         """The pile settled: known cards still seen take their current look, so a later
@@ -198,6 +257,17 @@ class DiscardTracker:
             )
             if k.seen_at_settle:
                 k.snapshot = self._snapshot(k.box)
+
+    def _card_sized(self, dets: list[CardDetection]) -> list[CardDetection]:
+        """Cards on a flat table are all one size. A much smaller box is a part of a card
+        (the corner index of one mostly covered by newer cards), not a card of its own; the
+        detector's boxes of partly covered cards are whole (it learnt whole cards)."""
+        sizes = [pose_of(d).size for d in dets]
+        self._sizes.extend(sizes)
+        if len(self._sizes) < 20:
+            return dets
+        least = 0.6 * median(self._sizes)
+        return [d for d, size in zip(dets, sizes, strict=True) if size >= least]
 
     # ------------------------------------------------------------ decisions
     def _clusters(self) -> list[_Cluster]:
@@ -234,11 +304,21 @@ class DiscardTracker:
                     continue
                 # A card seen smaller than it was is partly covered (a reveal laid over its
                 # edge), not a new card on top; a new one on top changes much of its face.
-                if not self.visited or _smaller(c.pose, k.pose) or self._changed(k) < 2 * self.cfg.changed_fraction:
+                if (
+                    not self.visited
+                    or _smaller(c.pose, k.pose)
+                    or self._changed(k) < 2 * self.cfg.changed_fraction
+                ):
                     return "known"
                 verdict = "same-face"
-            elif k.card == c.card and _inside_fraction(c.box, k.box) >= 0.6 and _smaller(c.pose, k.pose):
-                return "known"  # that card, now partly covered by a newer one
+            elif (
+                k.card == c.card
+                and _inside_fraction(c.box, k.box) >= 0.6
+                and _smaller(c.pose, k.pose)
+            ):
+                # That card now partly covered by a newer one, or a twin laid beside it:
+                # the pixels tell (an older card changed only under the newer one).
+                verdict = "same-face"
         return verdict
 
     def _occluded(self, dets: list[CardDetection]) -> bool:
@@ -246,8 +326,11 @@ class DiscardTracker:
         unknown to the pile lies there: something (a sleeve, a hand the skin test missed)
         covers it."""
         fresh = [
-            d for d in dets
-            if not any(d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for k in self.known)
+            d
+            for d in dets
+            if not any(
+                d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for k in self.known
+            )
         ]
         for k in self.known:
             if not k.seen_at_settle:
@@ -261,13 +344,17 @@ class DiscardTracker:
         return False
 
     def update(
-        self, number: int, timestamp: float, dets: list[CardDetection], covered: bool,
+        self,
+        number: int,
+        timestamp: float,
+        dets: list[CardDetection],
+        covered: bool,
         features: FrameFeatures | None = None,
     ) -> CardsPlayed | None:
         cfg = self.cfg
         if features is not None:
             self._grey, self._scale = features.grey, features.scale
-        dets = [d for d in dets if d.card != "back"]
+        dets = self._card_sized([d for d in dets if d.card != "back"])
         occluded = not covered and self._occluded(dets)
         self._occluded_frames = self._occluded_frames + 1 if occluded else 0
         if occluded and self._occluded_frames >= cfg.absorb_frames:
@@ -292,25 +379,28 @@ class DiscardTracker:
             return None
         clusters = self._clusters()
         stable = [
-            c for c in clusters
+            c
+            for c in clusters
             if c.hits >= cfg.min_hits and median(c.confidences) >= cfg.min_median_confidence
         ]
         verdicts = {id(c): self._match(c) for c in clusters}
         # A card laid in this visit changed the pixels where it lies since the pile last
-        # settled; an older card read again (uncovered edge, re-read) did not.
-        new = [c for c in stable if verdicts[id(c)] == "new" and self._fresh(c)]
-        # The same face where it lay: new only when no newly placed card lies over it (one
-        # not yet read with confidence counts too: its landing is what changed the pixels).
-        unsure = [n for n in clusters if n not in stable and verdicts[id(n)] != "known"]
-        for c in stable:
-            if verdicts[id(c)] == "same-face" and self._fresh(c) and not any(
-                _inside_fraction(c.box, n.box) > 0.15 for n in new + unsure
-            ):
+        # settled (see `_laid_with` when several did). Unsure cards count as laid too:
+        # their landing changed the pixels.
+        laid = [c for c in clusters if verdicts[id(c)] != "known" and self._fresh(c)]
+        new: list[_Cluster] = []
+        for c in sorted(stable, key=lambda c: (-c.hits, -median(c.confidences))):
+            if not any(c is d for d in laid) or any(_one_card(c, n) for n in new):
+                continue
+            others = [d for d in laid if d is not c]
+            if not others or self._laid_with(c, others):
                 new.append(c)
         # Wait for cards of the same multi-play that are still gathering hits.
         pending = [
-            c for c in clusters
-            if c not in stable and verdicts[id(c)] != "known"
+            c
+            for c in clusters
+            if c not in stable
+            and verdicts[id(c)] != "known"
             and c.hits + (cfg.window - len(self.window)) >= cfg.min_hits
         ]
         window_full = len(self.window) >= cfg.window
@@ -321,8 +411,10 @@ class DiscardTracker:
             # Older cards in view all along (uncovered earlier, never played in sight) become
             # known too, or a later play that brushes them would make them look new.
             for c in stable:
-                if c not in new and verdicts[id(c)] == "new" and not any(
-                    same_pose(k.pose, c.pose, cfg) for k in self.known
+                if (
+                    c not in new
+                    and verdicts[id(c)] == "new"
+                    and not any(same_pose(k.pose, c.pose, cfg) for k in self.known)
                 ):
                     self._remember(c, first=True)
             self.visited = not cfg.require_activity
@@ -383,7 +475,13 @@ class RevealTracker:
             for d in ds:
                 confs.setdefault(d.card, []).append(d.confidence)
         cards = tuple(
-            ObservedCard(d.card, median(confs[d.card]), d.box, (pose_of(d).cx, pose_of(d).cy), pose_of(d).angle)
+            ObservedCard(
+                d.card,
+                median(confs[d.card]),
+                d.box,
+                (pose_of(d).cx, pose_of(d).cy),
+                pose_of(d).angle,
+            )
             for d in sorted(latest, key=lambda d: (d.box[0], d.box[1]))
         )
         conf = min((c.confidence for c in cards), default=1.0)
@@ -418,8 +516,13 @@ class TableTracker:
         return {n: m.update(f) for n, m in self.monitors.items()}
 
     def update(
-        self, number: int, timestamp: float, image, detections: list[CardDetection],
-        features: FrameFeatures | None = None, activity: dict[str, ZoneActivity] | None = None,
+        self,
+        number: int,
+        timestamp: float,
+        image,
+        detections: list[CardDetection],
+        features: FrameFeatures | None = None,
+        activity: dict[str, ZoneActivity] | None = None,
     ) -> list[Observation]:
         """`activity`: this frame's `monitor()` result when already run."""
         f = features or FrameFeatures.of(image)
@@ -470,7 +573,9 @@ class TableTracker:
                 self._tips = tips
             elif a.changed:
                 if self._draw_dwell >= self.cfg.draw_min_frames:
-                    out.append(LikelyDraw(number, timestamp, min(1.0, 0.6 + 0.1 * self._draw_dwell)))
+                    out.append(
+                        LikelyDraw(number, timestamp, min(1.0, 0.6 + 0.1 * self._draw_dwell))
+                    )
                 self._draw_dwell = 0
                 self._tips = []
         return out
@@ -495,8 +600,11 @@ class TableTracker:
         what the table at rest shows), the point farthest from where that hand first came
         into view. An arm comes in from its player's side, so its far end is the fingers,
         whichever zones the arm crosses on its way."""
-        skin = f.skin if self._static_skin is None or self._static_skin.shape != f.skin.shape else (
-            cv2.bitwise_and(f.skin, cv2.bitwise_not(self._static_skin)))
+        skin = (
+            f.skin
+            if self._static_skin is None or self._static_skin.shape != f.skin.shape
+            else (cv2.bitwise_and(f.skin, cv2.bitwise_not(self._static_skin)))
+        )
         # A card held in the hand splits its skin into pieces (a thumb apart from the palm):
         # close small gaps so one hand is one blob.
         skin = cv2.dilate(skin, np.ones((5, 5), np.uint8))
