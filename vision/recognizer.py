@@ -1,11 +1,13 @@
 """Find and name UNO cards in an image with the shipped ONNX models (ONNX Runtime + OpenCV).
 
-Two stages (models/README.md says why):
+Two stages, and a second look when they disagree (models/README.md says why):
 1. the detector (YOLO, oriented boxes) finds every card, face up or down, at any angle, on
    a letterboxed copy of the frame (320 px by default);
 2. each card's box is straightened from the full-resolution frame into a 96x64 portrait
    crop, and the classifier names it (54 faces + back). A card turned 180 degrees gives the
-   same box, so both turns are classified and their probabilities averaged.
+   same box, so the classifier learnt both turns (`both_turns=True` also averages them);
+3. a box the detector is sure of but the classifier cannot name (most often a card near 45
+   degrees boxed askew on a busy pile) is read again from the image turned 45 degrees.
 
     rec = CardRecognizer.default()
     for d in rec.recognize(cv2.imread("table.jpg")):
@@ -358,7 +360,7 @@ class CardRecognizer:
             again = self._second_look(image)
             for i in unsure:
                 # The same card: its centre within a quarter card of the first box's (a fanned
-                # neighbour lies twice as far).
+                # neighbour lies about twice as far).
                 c = quads[i].mean(axis=0)
                 size = max(np.linalg.norm(quads[i][0] - quads[i][1]), np.linalg.norm(quads[i][1] - quads[i][2]))
                 near = [
