@@ -41,10 +41,11 @@ from vision.observations import (
 from vision.types import CardDetection
 from vision.zones import ZoneLayout
 
-# Share of a card's box that changed, above which it counts as laid in this visit even when
-# its neighbours' boxes cover it (measured on rendered games: new cards 0.38-0.75, older
-# cards read again 0.08-0.33).
-FAN_CHANGED = 0.35
+# Share of a card's box that changed, above which it counts as laid in this visit when its
+# own part cannot be told apart: a fan's middle card between its neighbours' boxes, a lone
+# twin boxed inside the box of its face's known card (measured on rendered games: new cards
+# 0.38-0.75, older cards read again 0.08-0.33).
+MOSTLY_CHANGED = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +246,7 @@ class DiscardTracker:
         if rest is not None:
             return rest >= 2 * self.cfg.changed_fraction
         whole = self._changed_share(c)
-        return whole is None or whole >= FAN_CHANGED
+        return whole is None or whole >= MOSTLY_CHANGED
 
     def _refresh(self, dets: list[CardDetection]) -> None:
         """The pile settled: known cards still seen take their current look, so a later
@@ -287,8 +288,9 @@ class DiscardTracker:
 
     def _match(self, c: _Cluster) -> str:
         """'known': a card already on the pile; 'new': a card never seen there; 'same-face':
-        the same face where one lies already, after a hand came by (new only if its pixels
-        changed and nothing newer covers it)."""
+        the same face where one lies already, after a hand came by; 'inside': the same face
+        boxed smaller inside a known card's box. Only 'known' is decided here: the others
+        are new if their pixels say so (`update`)."""
         verdict = "new"
         for k in self.known:
             # The same face at the same place; the angle of a partly covered card's visible
@@ -316,9 +318,9 @@ class DiscardTracker:
                 and _inside_fraction(c.box, k.box) >= 0.6
                 and _smaller(c.pose, k.pose)
             ):
-                # That card now partly covered by a newer one, or a twin laid beside it:
-                # the pixels tell (an older card changed only under the newer one).
-                verdict = "same-face"
+                # That card now partly covered by a newer one or boxed anew, or a twin laid
+                # beside it: new only if most of its box changed.
+                verdict = "inside"
         return verdict
 
     def _occluded(self, dets: list[CardDetection]) -> bool:
@@ -393,7 +395,10 @@ class DiscardTracker:
             if not any(c is d for d in laid) or any(_one_card(c, n) for n in new):
                 continue
             others = [d for d in laid if d is not c]
-            if not others or self._laid_with(c, others):
+            if others:
+                if self._laid_with(c, others):
+                    new.append(c)
+            elif verdicts[id(c)] != "inside" or (self._changed_share(c) or 1.0) >= MOSTLY_CHANGED:
                 new.append(c)
         # Wait for cards of the same multi-play that are still gathering hits.
         pending = [
