@@ -18,12 +18,7 @@ from vision.zones import ZoneLayout
 
 W, H = 640, 360
 SKIN = (120, 150, 210)  # BGR, a mid skin tone
-CARD_COLOURS = {
-    "red": (40, 40, 220),
-    "yellow": (40, 210, 240),
-    "green": (60, 170, 60),
-    "blue": (210, 130, 30),
-}
+CARD_COLOURS = {"red": (40, 40, 220), "yellow": (40, 210, 240), "green": (60, 170, 60), "blue": (210, 130, 30)}
 
 
 class Scene:
@@ -45,10 +40,7 @@ class Scene:
     def quad(cx, cy, angle, w=40, h=62):
         a = math.radians(angle)
         c, s = math.cos(a), math.sin(a)
-        return [
-            (cx + x * c - y * s, cy + x * s + y * c)
-            for x, y in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))
-        ]
+        return [(cx + x * c - y * s, cy + x * s + y * c) for x, y in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))]
 
     def image(self, hand: tuple[float, float] | None, arm: str = "below", speck=None) -> np.ndarray:
         img = np.full((H, W, 3), 235, np.uint8)
@@ -57,13 +49,7 @@ class Scene:
             colour = CARD_COLOURS.get(card.split("-")[0], (30, 30, 30))
             cv2.fillPoly(img, [np.round(q).astype(np.int32)], colour)
             mid = ((q[0] + q[1]) / 2, (q[2] + q[3]) / 2)
-            cv2.line(
-                img,
-                tuple(np.round(mid[0]).astype(int)),
-                tuple(np.round(mid[1]).astype(int)),
-                (20, 20, 20),
-                5,
-            )
+            cv2.line(img, tuple(np.round(mid[0]).astype(int)), tuple(np.round(mid[1]).astype(int)), (20, 20, 20), 5)
         if hand is not None:
             cv2.ellipse(img, (int(hand[0]), int(hand[1])), (45, 38), 0, 0, 360, SKIN, -1)
             x, y = int(hand[0]), int(hand[1])
@@ -79,11 +65,7 @@ class Scene:
     def detections(self, visible=None, conf=0.9, extra=()) -> list[CardDetection]:
         out = []
         for card, cx, cy, angle in self.cards if visible is None else visible:
-            q = self.quad(cx, cy, angle)
-            xs, ys = [p[0] for p in q], [p[1] for p in q]
-            out.append(
-                CardDetection(card, conf, (min(xs), min(ys), max(xs), max(ys)), tuple(q), conf)
-            )
+            out.append(reading(card, self.quad(cx, cy, angle), conf))
         return out + list(extra)
 
     def step(self, hand=None, dets=None, arm: str = "below", speck=None) -> list:
@@ -113,6 +95,12 @@ class Scene:
         for k in range(3):  # hand leaving
             out += self.step(hand=(cx, cy + (H - cy) * (k + 1) / 3))
         return out
+
+
+def reading(card: str, quad, conf: float = 0.9) -> CardDetection:
+    """A detection of `card` with these corners (its box around them)."""
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    return CardDetection(card, conf, (min(xs), min(ys), max(xs), max(ys)), tuple(quad), conf)
 
 
 def played(obs) -> list[list[str]]:
@@ -303,18 +291,13 @@ def test_a_card_unsure_of_its_face_does_not_make_the_card_under_it_look_new():
     green = ("green-2", cx + 12, cy + 10, 30)
     # The new card's face is read at 0.4 only (below the tracker's median 0.5); the red 5's
     # pixels changed under it. Nothing is reported rather than the red 5 again.
-    obs = _lay(
-        s, green, lambda: s.detections(visible=[red]) + s.detections(visible=[green], conf=0.4)
-    )
+    obs = _lay(s, green, lambda: s.detections(visible=[red]) + s.detections(visible=[green], conf=0.4))
     assert played(obs) == []
 
 
 def _reach(s: Scene, start, target, arm: str, stay: int = 2) -> list:
     """A hand comes in from `start` to `target` (frame pixels), stays, goes back."""
-    path = [
-        (start[0] + (target[0] - start[0]) * k / 5, start[1] + (target[1] - start[1]) * k / 5)
-        for k in range(1, 6)
-    ]
+    path = [(start[0] + (target[0] - start[0]) * k / 5, start[1] + (target[1] - start[1]) * k / 5) for k in range(1, 6)]
     obs = []
     for p in path:
         obs += s.step(hand=p, arm=arm)
@@ -343,20 +326,10 @@ def test_a_revealed_hand_leaves_out_slivers_and_faces_read_without_confidence():
     s.run(3)
     cards = [("red-1", rx - 60, ry, 90), ("wild", rx, ry, 90)]
     s.cards.extend(cards)
-    sliver = CardDetection(
-        "red-7",
-        0.9,
-        (rx + 40, ry - 5, rx + 46, ry + 25),
-        ((rx + 40, ry - 5), (rx + 46, ry - 5), (rx + 46, ry + 25), (rx + 40, ry + 25)),
-        0.9,
-    )
-    unsure = CardDetection(
-        "green-1",
-        0.4,
-        (rx + 80, ry - 20, rx + 120, ry + 40),
-        ((rx + 80, ry - 20), (rx + 120, ry - 20), (rx + 120, ry + 40), (rx + 80, ry + 40)),
-        0.6,
-    )
+    sliver = CardDetection("red-7", 0.9, (rx + 40, ry - 5, rx + 46, ry + 25),
+                           ((rx + 40, ry - 5), (rx + 46, ry - 5), (rx + 46, ry + 25), (rx + 40, ry + 25)), 0.9)
+    unsure = CardDetection("green-1", 0.4, (rx + 80, ry - 20, rx + 120, ry + 40),
+                           ((rx + 80, ry - 20), (rx + 120, ry - 20), (rx + 120, ry + 40), (rx + 80, ry + 40)), 0.6)
     obs = s.run(8, dets=s.detections() + [sliver, unsure])
     reveals = [sorted(c.card for c in o.cards) for o in obs if isinstance(o, CardsRevealed)]
     assert reveals == [["red-1", "wild"]]
@@ -422,9 +395,7 @@ def test_a_box_far_smaller_than_a_card_is_a_part_of_one_not_a_card():
     green = ("green-2", cx + 30, cy + 10, 0)
     # The corner index of a card (here read as a yellow 8) boxed on its own, where the
     # green card landed: the pixels there changed, but it is no card of its own.
-    q = Scene.quad(cx + 42, cy - 12, 0, w=10, h=15)
-    xs, ys = [p[0] for p in q], [p[1] for p in q]
-    corner = CardDetection("yellow-8", 0.9, (min(xs), min(ys), max(xs), max(ys)), tuple(q), 0.9)
+    corner = reading("yellow-8", Scene.quad(cx + 42, cy - 12, 0, w=10, h=15))
     obs = _lay(s, green, lambda: s.detections(visible=[red, green], extra=[corner]))
     assert played(obs) == [["green-2"]]
 
@@ -436,8 +407,6 @@ def test_a_twin_laid_beside_its_face_is_new_even_if_boxed_a_little_small():
     twin = ("red-1", cx + 6, cy + 8, 0)
     # The detector boxes the new red 1 a little small, inside the old one's box (as it
     # boxes a partly covered card): its pixels changed where it shows, so it is new.
-    q = Scene.quad(cx + 6, cy + 8, 0, w=34, h=52)
-    xs, ys = [p[0] for p in q], [p[1] for p in q]
-    small = CardDetection("red-1", 0.9, (min(xs), min(ys), max(xs), max(ys)), tuple(q), 0.9)
+    small = reading("red-1", Scene.quad(cx + 6, cy + 8, 0, w=34, h=52))
     obs = _lay(s, twin, lambda: [small])
     assert played(obs) == [["red-1"]]

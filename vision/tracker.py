@@ -68,9 +68,7 @@ def pose_of(det: CardDetection) -> Pose:
         long_i = max(range(4), key=lambda i: sides[i])
         (ax, ay), (bx, by) = q[long_i], q[(long_i + 1) % 4]
         angle = math.degrees(math.atan2(by - ay, bx - ax)) % 180.0
-        shoelace = 0.5 * abs(
-            sum(q[i][0] * q[(i + 1) % 4][1] - q[(i + 1) % 4][0] * q[i][1] for i in range(4))
-        )
+        shoelace = 0.5 * abs(sum(q[i][0] * q[(i + 1) % 4][1] - q[(i + 1) % 4][0] * q[i][1] for i in range(4)))
         return Pose(cx, cy, angle, max(sides), (x1 - x0) * (y1 - y0), shoelace)
     return Pose((x0 + x1) / 2, (y0 + y1) / 2, None, max(x1 - x0, y1 - y0), (x1 - x0) * (y1 - y0))
 
@@ -121,11 +119,7 @@ class _Cluster:
 
     def observed(self) -> ObservedCard:
         return ObservedCard(
-            self.card,
-            median(self.confidences),
-            self.box,
-            (self.pose.cx, self.pose.cy),
-            self.pose.angle,
+            self.card, median(self.confidences), self.box, (self.pose.cx, self.pose.cy), self.pose.angle
         )
 
 
@@ -225,27 +219,21 @@ class DiscardTracker:
             m = _quad_mask(d.quad or _box_quad(d.box), sl, self._scale)
             if m is not None and not _one_card(c, d):
                 # and its blurred edge (the monitor's grey is blurred over 2 pixels)
-                mask = mask & ~cv2.dilate(m.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(
-                    bool
-                )
+                mask &= ~cv2.dilate(m.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         if np.count_nonzero(mask) < 0.1 * own:
             return None
         return changed_share(self._grey[sl], self._settled[sl], mask)
 
-    def _fresh(self, c: _Cluster) -> bool:
-        share = self._changed_share(c)
-        return share is None or share >= self.cfg.changed_fraction
-
-    def _laid_with(self, c: _Cluster, others: list[_Cluster]) -> bool:
-        """Is `c` a card laid in this visit, beside the other cards that changed? An older
-        card (misread once partly covered, the same face where it lay) changed only under
-        the new ones; a new card changed where it shows outside them too. A middle card of
-        a fan may lie all but hidden between its neighbours' boxes: then most of its box
-        changed, far more than an older card's edge does."""
+    def _laid_with(self, c: _Cluster, whole: float | None, others: list[_Cluster]) -> bool:
+        """Is `c` (`whole`: the share of its box that changed) a card laid in this visit,
+        beside the other cards that changed? An older card (misread once partly covered,
+        the same face where it lay) changed only under the new ones; a new card changed
+        where it shows outside them too. A middle card of a fan may lie all but hidden
+        between its neighbours' boxes: then most of its box changed, far more than an older
+        card's edge does."""
         rest = self._changed_share(c, others)
         if rest is not None:
             return rest >= 2 * self.cfg.changed_fraction
-        whole = self._changed_share(c)
         return whole is None or whole >= MOSTLY_CHANGED
 
     def _refresh(self, dets: list[CardDetection]) -> None:
@@ -306,18 +294,10 @@ class DiscardTracker:
                     continue
                 # A card seen smaller than it was is partly covered (a reveal laid over its
                 # edge), not a new card on top; a new one on top changes much of its face.
-                if (
-                    not self.visited
-                    or _smaller(c.pose, k.pose)
-                    or self._changed(k) < 2 * self.cfg.changed_fraction
-                ):
+                if not self.visited or _smaller(c.pose, k.pose) or self._changed(k) < 2 * self.cfg.changed_fraction:
                     return "known"
                 verdict = "same-face"
-            elif (
-                k.card == c.card
-                and _inside_fraction(c.box, k.box) >= 0.6
-                and _smaller(c.pose, k.pose)
-            ):
+            elif k.card == c.card and _inside_fraction(c.box, k.box) >= 0.6 and _smaller(c.pose, k.pose):
                 # That card now partly covered by a newer one or boxed anew, or a twin laid
                 # beside it: new only if most of its box changed.
                 verdict = "inside"
@@ -328,11 +308,8 @@ class DiscardTracker:
         unknown to the pile lies there: something (a sleeve, a hand the skin test missed)
         covers it."""
         fresh = [
-            d
-            for d in dets
-            if not any(
-                d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for k in self.known
-            )
+            d for d in dets
+            if not any(d.card == k.card and same_pose(pose_of(d), k.pose, self.cfg) for k in self.known)
         ]
         for k in self.known:
             if not k.seen_at_settle:
@@ -346,11 +323,7 @@ class DiscardTracker:
         return False
 
     def update(
-        self,
-        number: int,
-        timestamp: float,
-        dets: list[CardDetection],
-        covered: bool,
+        self, number: int, timestamp: float, dets: list[CardDetection], covered: bool,
         features: FrameFeatures | None = None,
     ) -> CardsPlayed | None:
         cfg = self.cfg
@@ -381,31 +354,33 @@ class DiscardTracker:
             return None
         clusters = self._clusters()
         stable = [
-            c
-            for c in clusters
+            c for c in clusters
             if c.hits >= cfg.min_hits and median(c.confidences) >= cfg.min_median_confidence
         ]
         verdicts = {id(c): self._match(c) for c in clusters}
         # A card laid in this visit changed the pixels where it lies since the pile last
         # settled (see `_laid_with` when several did). Unsure cards count as laid too:
         # their landing changed the pixels.
-        laid = [c for c in clusters if verdicts[id(c)] != "known" and self._fresh(c)]
+        whole = {id(c): self._changed_share(c) for c in clusters if verdicts[id(c)] != "known"}
+        laid = [
+            c for c in clusters
+            if id(c) in whole and (whole[id(c)] is None or whole[id(c)] >= cfg.changed_fraction)
+        ]
         new: list[_Cluster] = []
         for c in sorted(stable, key=lambda c: (-c.hits, -median(c.confidences))):
             if not any(c is d for d in laid) or any(_one_card(c, n) for n in new):
                 continue
             others = [d for d in laid if d is not c]
+            share = whole[id(c)]
             if others:
-                if self._laid_with(c, others):
+                if self._laid_with(c, share, others):
                     new.append(c)
-            elif verdicts[id(c)] != "inside" or (self._changed_share(c) or 1.0) >= MOSTLY_CHANGED:
+            elif verdicts[id(c)] != "inside" or share is None or share >= MOSTLY_CHANGED:
                 new.append(c)
         # Wait for cards of the same multi-play that are still gathering hits.
         pending = [
-            c
-            for c in clusters
-            if c not in stable
-            and verdicts[id(c)] != "known"
+            c for c in clusters
+            if c not in stable and verdicts[id(c)] != "known"
             and c.hits + (cfg.window - len(self.window)) >= cfg.min_hits
         ]
         window_full = len(self.window) >= cfg.window
@@ -416,10 +391,8 @@ class DiscardTracker:
             # Older cards in view all along (uncovered earlier, never played in sight) become
             # known too, or a later play that brushes them would make them look new.
             for c in stable:
-                if (
-                    c not in new
-                    and verdicts[id(c)] == "new"
-                    and not any(same_pose(k.pose, c.pose, cfg) for k in self.known)
+                if c not in new and verdicts[id(c)] == "new" and not any(
+                    same_pose(k.pose, c.pose, cfg) for k in self.known
                 ):
                     self._remember(c, first=True)
             self.visited = not cfg.require_activity
@@ -480,13 +453,7 @@ class RevealTracker:
             for d in ds:
                 confs.setdefault(d.card, []).append(d.confidence)
         cards = tuple(
-            ObservedCard(
-                d.card,
-                median(confs[d.card]),
-                d.box,
-                (pose_of(d).cx, pose_of(d).cy),
-                pose_of(d).angle,
-            )
+            ObservedCard(d.card, median(confs[d.card]), d.box, (pose_of(d).cx, pose_of(d).cy), pose_of(d).angle)
             for d in sorted(latest, key=lambda d: (d.box[0], d.box[1]))
         )
         conf = min((c.confidence for c in cards), default=1.0)
@@ -521,13 +488,8 @@ class TableTracker:
         return {n: m.update(f) for n, m in self.monitors.items()}
 
     def update(
-        self,
-        number: int,
-        timestamp: float,
-        image,
-        detections: list[CardDetection],
-        features: FrameFeatures | None = None,
-        activity: dict[str, ZoneActivity] | None = None,
+        self, number: int, timestamp: float, image, detections: list[CardDetection],
+        features: FrameFeatures | None = None, activity: dict[str, ZoneActivity] | None = None,
     ) -> list[Observation]:
         """`activity`: this frame's `monitor()` result when already run."""
         f = features or FrameFeatures.of(image)
@@ -578,9 +540,7 @@ class TableTracker:
                 self._tips = tips
             elif a.changed:
                 if self._draw_dwell >= self.cfg.draw_min_frames:
-                    out.append(
-                        LikelyDraw(number, timestamp, min(1.0, 0.6 + 0.1 * self._draw_dwell))
-                    )
+                    out.append(LikelyDraw(number, timestamp, min(1.0, 0.6 + 0.1 * self._draw_dwell)))
                 self._draw_dwell = 0
                 self._tips = []
         return out
@@ -605,11 +565,8 @@ class TableTracker:
         what the table at rest shows), the point farthest from where that hand first came
         into view. An arm comes in from its player's side, so its far end is the fingers,
         whichever zones the arm crosses on its way."""
-        skin = (
-            f.skin
-            if self._static_skin is None or self._static_skin.shape != f.skin.shape
-            else (cv2.bitwise_and(f.skin, cv2.bitwise_not(self._static_skin)))
-        )
+        skin = f.skin if self._static_skin is None or self._static_skin.shape != f.skin.shape else (
+            cv2.bitwise_and(f.skin, cv2.bitwise_not(self._static_skin)))
         # A card held in the hand splits its skin into pieces (a thumb apart from the palm):
         # close small gaps so one hand is one blob.
         skin = cv2.dilate(skin, np.ones((5, 5), np.uint8))
