@@ -28,7 +28,7 @@ VERBS = {
 def _render(argv: list[str]) -> int:
     import cv2
 
-    from models.render import LOOKS, contact_sheet
+    from vision.render import LOOKS, contact_sheet
 
     ap = argparse.ArgumentParser(
         prog="python -m models render",

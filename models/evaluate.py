@@ -27,8 +27,8 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from models.render import ALL_FACES, random_params, render_card
 from models.scenes import make_scene, make_table
+from vision.render import ALL_FACES, random_params, render_card
 
 REAL_PHOTOS = Path("/work/shared/data/real-cards-mit")
 EVAL_DIR = Path(__file__).resolve().parent / "eval"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from models.render import ALL_FACES, BACK, CARD_ASPECT, random_params, render_back, render_card
+from vision.render import ALL_FACES, BACK, CARD_ASPECT, random_params, render_back, render_card
 
 OCCLUDER = -1  # id-map value of hands and distractors lying over cards
 FLOOR = -2  # id-map value of the table itself

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from models.crops import CLASSES, crop_from_quad, synth_crop, to_input
-from models.render import BACK, random_params, render_back, render_card
+from vision.render import BACK, random_params, render_back, render_card
 
 REAL_PHOTOS = Path("/work/shared/data/real-cards-mit")
 

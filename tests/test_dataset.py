@@ -5,7 +5,7 @@ import json
 import cv2
 
 from models.build_dataset import build
-from models.render import ALL_FACES, BACK
+from vision.render import ALL_FACES, BACK
 
 
 def test_build_writes_consistent_yolo_obb_dataset(tmp_path):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from models.crops import CLASSES, CROP_H, CROP_W, crop_from_quad, order_portrait, synth_crop
-from models.render import render_card
+from vision.render import render_card
 
 
 def test_classes_are_the_54_faces_then_back():

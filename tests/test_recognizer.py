@@ -141,7 +141,7 @@ def test_table_frame_finds_many_cards(rec):
 
 def _card_on_table(card: str, centre, angle: float, long_side: float = 180.0):
     """A rendered card pasted on a dark green table at a known pose: (image, its corners)."""
-    from models.render import render_card
+    from vision.render import render_card
 
     img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
     face = render_card(card, height=int(long_side * 1.25), seed=3)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from models.render import ALL_FACES, BACK, LOOKS, RenderParams, render_back, render_card
+from vision.render import ALL_FACES, BACK, LOOKS, RenderParams, render_back, render_card
 
 
 def test_there_are_54_distinct_faces():

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from models.render import ALL_FACES, BACK
 from models.scenes import make_scene, yolo_obb_line
+from vision.render import ALL_FACES, BACK
 
 VALID = set(ALL_FACES) | {BACK}
 

@@ -13,7 +13,7 @@ import numpy as np
 def table_frame(seed: int = 5, width: int = 1280, height: int = 720):
     """A rendered table with a dozen cards: a messy discard pile, a draw pile, a revealed
     hand. Returns (JPEG bytes as a camera would send them, the SimTruth)."""
-    from models.render import ALL_FACES
+    from vision.render import ALL_FACES
     from vision.sim import SimTable
 
     table = SimTable(seed=seed, width=width, height=height)

@@ -280,7 +280,7 @@ class CardRecognizer:
 
     def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> list[tuple[str, float]]:
         """Name each quad's card: (identifier, probability), both 180-degree turns averaged."""
-        from models.crops import crop_from_quad, order_portrait, to_input
+        from vision.crops import crop_from_quad, order_portrait, to_input
 
         t0 = time.perf_counter()
         if not quads:
@@ -313,7 +313,7 @@ class CardRecognizer:
         pixels. The detector's angle is least sure on a card turned near 45 degrees (its box
         then cuts across the card and the crop reads as nothing); turned, the same card lies
         near upright and is boxed tight."""
-        from models.crops import order_portrait
+        from vision.crops import order_portrait
 
         h, w = image.shape[:2]
         m = cv2.getRotationMatrix2D((w / 2, h / 2), 45, 1.0)
@@ -343,7 +343,7 @@ class CardRecognizer:
             raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
         t0 = time.perf_counter()
         found = self.detect(image)
-        from models.crops import order_portrait
+        from vision.crops import order_portrait
 
         t1 = time.perf_counter()
         if self.refine:

@@ -8,7 +8,7 @@ Actions move a hand (skin, a sleeve, a soft shadow) in from a player's side:
   reveal(cards) lay cards face up in the reveal zone, one by one;
   clear_reveal() sweep the reveal zone empty;
   idle(seconds) nothing happens.
-Cards are drawn by models.render. Each frame carries `SimTruth`: what was drawn where, in
+Cards are drawn by vision.render. Each frame carries `SimTruth`: what was drawn where, in
 z-order, and the actions that completed on it (the moment a card comes to rest). The truth is
 for tests and evaluation only; the vision pipeline reads the pixels."""
 
@@ -95,7 +95,7 @@ class SimTable:
         self.seed = seed
         self.width, self.height, self.fps = width, height, fps
         self.layout = MatLayout.for_paper("A3")
-        from models.render import LOOKS
+        from vision.render import LOOKS
 
         self.look = look or LOOKS[int(self.rng.integers(len(LOOKS)))]
         self._card_cache: dict[str, np.ndarray] = {}
@@ -171,7 +171,7 @@ class SimTable:
     # ------------------------------------------------------------------ drawing
     def _card_image(self, card: str) -> np.ndarray:
         if card not in self._card_cache:
-            from models.render import render_card
+            from vision.render import render_card
 
             h = int(round(CARD_H_MM * self.px_per_mm * 1.25))
             seed = int(self.rng.integers(1 << 30))
@@ -441,7 +441,7 @@ class SimTable:
 def random_script(table: SimTable, plays: int, seed: int = 0) -> None:
     """Queue a random game of at least `plays` discard plays, with touches of the pile,
     draws, multi-plays, the same face laid on the same face, and reveals."""
-    from models.render import ALL_FACES
+    from vision.render import ALL_FACES
 
     rng = np.random.default_rng(seed + 7919)
     table.idle(0.5)

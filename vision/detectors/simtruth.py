@@ -50,7 +50,7 @@ class SimTruthDetector:
             ys, xs = np.nonzero(visible)
             name = card
             if self.rng.random() < self.cfg.flicker_rate:
-                from models.render import ALL_FACES
+                from vision.render import ALL_FACES
 
                 name = ALL_FACES[int(self.rng.integers(len(ALL_FACES)))]
             box = (xs.min() / _SCALE, ys.min() / _SCALE, (xs.max() + 1) / _SCALE, (ys.max() + 1) / _SCALE)
