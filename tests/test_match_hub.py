@@ -1,6 +1,6 @@
 """The hub's scores and its End round button go through the referee's Match."""
 
-from table.app import TableHub
+from app.hub import TableHub
 from table.log import MemoryLog
 from table.rules import load_rules
 

@@ -20,12 +20,12 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from app.observe import ObservationMapper
 from table.cards import CARD_IDS
 from table.errors import UnoTableError
 from table.events import Event, event_from_dict
 from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
 from table.log import EventLog, MemoryLog
-from table.observe import ObservationMapper
 from table.referee import (
     CHALLENGE,
     COLOUR,
