@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
-from faultkit import free_port, start_run, stop
+from faultkit import cli, free_port, start_run, stop
 
 
 def test_a_second_lock_on_a_data_dir_is_refused_naming_the_holder(tmp_path):
@@ -34,8 +35,13 @@ def test_two_runs_on_one_data_dir_the_second_is_refused_and_a_kill_frees_it(tmp_
         assert f"PID {first.pid}" in out and f"port {port}" in out and "Traceback" not in out
         assert sorted(p.name for p in (tmp_path / "data" / "matches").iterdir()) == files
         assert first.poll() is None  # the first goes on
+        # the console lifts the dashboard's PIN lockout of the running table by its lock file
+        unlock = cli("unlock", "--data-dir", str(tmp_path / "data"))
+        assert unlock.returncode == 0 and f"PID {first.pid}" in unlock.stdout, unlock.stderr
+        time.sleep(1.0)
         os.kill(first.pid, signal.SIGKILL)  # a power cut: the kernel drops the lock
-        first.wait(10)
+        rest, _ = first.communicate(timeout=10)
+        assert "PIN lockout lifted" in rest
         again, _, lines = start_run(tmp_path)
         try:
             assert any("Resuming the unfinished match" in line for line in lines), lines
