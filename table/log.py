@@ -92,7 +92,7 @@ class EventLog:
         self._lock = threading.Lock()  # one connection shared by the hub and readers
         exists = self.path.exists() and self.path.stat().st_size > 0
         if not exists and not create:
-            raise LogError(f"{self.path}: no such log file")
+            raise LogError(f"{self.path}: " + ("the file is empty (0 bytes)" if self.path.exists() else "no such log file"))
         try:
             self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")

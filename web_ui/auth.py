@@ -84,10 +84,12 @@ def _host_sessions():
 def log_in_host() -> str:
     """Mark this session as the host's and return its CSRF token. The cookie carries a
     server-side session id, so logout and a PIN change end it (web_ui/security.py)."""
+    sessions = _host_sessions()
+    if sessions is not None:
+        sessions.revoke(session.get("sid"))  # signing in again replaces the session
     session.clear()
     session["host"] = True
     session["csrf"] = secrets.token_urlsafe(24)
-    sessions = _host_sessions()
     if sessions is not None:
         session["sid"] = sessions.new()
     session.permanent = False

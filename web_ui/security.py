@@ -186,7 +186,8 @@ def safe_next(raw: object, default: str = "/setup") -> str:
 
 
 def machine_names() -> set[str]:
-    """This machine's own names: its host name, its fully qualified name, name.local."""
+    """This machine's own names: its host name and name.local (mDNS). No DNS lookup: a Pi
+    without network must not wait on one at start."""
     names = {"localhost"}
     try:
         host = socket.gethostname().lower()
@@ -194,10 +195,6 @@ def machine_names() -> set[str]:
         return names
     if host:
         names |= {host, f"{host}.local"}
-        try:
-            names.add(socket.getfqdn(host).lower())
-        except OSError:
-            pass
     return names
 
 

@@ -46,7 +46,8 @@ def serve(conn, clients: int, rate: float, duration: float, service: str) -> Non
     app = create_app(
         svc, host_pin="000000", seat_tokens={i: f"t{i}-bench" for i in range(4)}, max_streams=clients + 10
     )
-    with BackgroundServer(app) as srv:
+    # every simulated phone connects from 127.0.0.1: lift the per-address cap (web_ui/guard.py)
+    with BackgroundServer(app, per_client=clients + 10) as srv:
         conn.send({"url": srv.url, "threads": srv.server.adj.threads})
         assert conn.recv() == "go"
         n = int(rate * duration)
