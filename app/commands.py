@@ -142,6 +142,9 @@ def cmd_run(args) -> int:
     config = load_app_config(path)
     rules = config.rules_config()
     vision_cfg = _vision_config(config.vision, source=args.source)
+    from vision.sources import check_source
+
+    check_source(vision_cfg.source)  # a camera stack that cannot load: a clear stop, now
     pipeline = _pipeline(vision_cfg)
     mock = args.mock_gpio or config.gpio.mock
 
