@@ -129,6 +129,16 @@ def _on_unlock(dash) -> None:
     signal.signal(signal.SIGUSR1, lift)
 
 
+def _join(thread: threading.Thread, what: str) -> None:
+    """Wait for a thread to end, however slow the CPU: a frame being read (ONNX Runtime in
+    C++) must finish before the interpreter exits, or the process aborts ("terminate called
+    without an active exception")."""
+    thread.join(2.0)
+    if thread.is_alive():
+        print(f"Waiting for {what} to finish", file=sys.stderr)
+        thread.join()
+
+
 class _Shutdown:
     """SIGTERM and Ctrl-C end the main loop; the parts are closed in order."""
 
@@ -156,6 +166,9 @@ def cmd_run(args) -> int:
     config = load_app_config(path)
     rules = config.rules_config()
     vision_cfg = _vision_config(config.vision, source=args.source)
+    from vision.sources import check_source
+
+    check_source(vision_cfg.source)  # a camera stack that cannot load: a clear stop, now
     pipeline = _pipeline(vision_cfg)
     mock = args.mock_gpio or config.gpio.mock
 
@@ -244,6 +257,9 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
         shutdown.wait()
     finally:
         print("Shutting down: closing the dashboard, camera, GPIO and the log", file=sys.stderr)
+        shutdown.event.set()
+        if worker is not None:  # first: the demo reads frames and sends inputs to the hub
+            _join(worker, "the demo's frame")
         if dash is not None:
             dash.close()
         if vision is not None:

@@ -108,8 +108,21 @@ class BackgroundServer:
 
     def close(self) -> None:
         stop_streams(self.app)
-        self.server.close()
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            # Closed from the loop's own thread: sockets closed under a running poll loop
+            # can leave it acting on a dead descriptor ("Bad file descriptor").
+            self.server.trigger.pull_trigger(self._close_sockets)
+            self._thread.join(timeout=5)
+        else:
+            self._close_sockets()
+        # waitress's close() leaves its request threads waiting for work: end them too.
+        self.server.task_dispatcher.shutdown(timeout=5)
+
+    def _close_sockets(self) -> None:
+        from waitress import wasyncore
+
+        socket_map = self.server._map if hasattr(self.server, "_map") else self.server.map  # one address or several
+        wasyncore.close_all(socket_map)
 
     def __enter__(self) -> BackgroundServer:
         return self.start()
