@@ -178,7 +178,7 @@ class Rules:
         "wd4_no_playable", "challenge_extra", "missed", "false_call", "wrong_catch", "strict",
         "points", "target", "dealer_by_draw", "first_wild_redraw", "first_reverse",
         "flip_until_number", "first_is_dealer", "match_config", "last_card_draw", "continuous", "team_mode",
-        "stack2", "stack4", "pair_on4", "deflect", "follow", "jump", "jump_own", "multi",
+        "stack2", "stack4", "pair_on4", "no_challenge_on2", "deflect", "follow", "jump", "jump_own", "multi",
         "until", "until_number", "zero", "zero_current", "seven", "red0", "silent2", "slap9",
         "slap_limit", "slap_penalty", "attack", "attack_max", "number_hooks", "stacking", "empty_match", "plain",
     )  # fmt: skip
@@ -212,6 +212,7 @@ class Rules:
         h = config.house
         self.stack2, self.stack4, self.pair_on4 = h.stack_draw2, h.stack_draw4, h.draw2_pair_on_draw4
         self.stacking = h.stack_draw2 or h.stack_draw4
+        self.no_challenge_on2 = h.no_challenge_on_draw2
         self.deflect, self.follow = h.deflect, h.follow_stack_colour
         self.jump = h.jump_in if h.jump_in != "off" else ""
         self.jump_own = h.jump_in_own
@@ -1406,11 +1407,12 @@ def _name_colour(s: State, inp: NameColour, ev: list[Event]) -> None:
         s.pending.append(PendingDraw(4, "W2", seat, victim, "draw4"))
         first = True
     else:
-        first = not any(p.card == "draw4" for p in s.pending)
+        # W4: only the first Wild Draw Four of a chain may be challenged; seed 004's option:
+        # not even that one when the chain began with a Draw Two.
+        first = not s.rules.no_challenge_on2 and not any(p.card == "draw4" for p in s.pending)
         s.pending.append(PendingDraw(4, "H2", seat, victim, "draw4"))
         _retarget(s, victim)
     if not first:
-        # W4: only the first Wild Draw Four of a chain may be challenged.
         s.phase = PLAY
         _flush_deferred(s, ev)
         return _begin_turn(s, victim, ev)

@@ -161,6 +161,12 @@ class HouseRules(BaseModel):
         description="H2 seed 003 variant: a same-colour pair of Draw Twos may cover a pending "
         "Wild Draw Four; a single Draw Two may not cover a pair.",
     )
+    no_challenge_on_draw2: bool = Field(
+        False,
+        description="W4 option (seed 004): a Wild Draw Four added on a pending Draw Two cannot "
+        "be challenged, nor any Wild Draw Four after it in that chain; only a Wild Draw Four "
+        "that starts a chain can. Off: the first Wild Draw Four of a chain may be (seed 002).",
+    )
     deflect: bool = Field(
         False,
         description="H3: on a pending Draw Two, a same-colour Skip passes the count to the player "
@@ -269,6 +275,8 @@ class RulesConfig(BaseModel):
             problems.append("house.follow_stack_colour needs house.stack_draw2 or house.stack_draw4")
         if h.draw2_pair_on_draw4 and not h.stack_draw4:
             problems.append("house.draw2_pair_on_draw4 needs house.stack_draw4 (a pair covers a stacked Wild Draw Four)")
+        if h.no_challenge_on_draw2 and not h.stack_draw4:
+            problems.append("house.no_challenge_on_draw2 needs house.stack_draw4 (a Wild Draw Four added on a Draw Two)")
         if h.seven_o_zero != "any" and not h.seven_o:
             problems.append("house.seven_o_zero needs house.seven_o")
         if not h.seven_o_seven and not h.seven_o:
@@ -325,7 +333,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "scoring": {"last_card_action": "draw-one"},
         "house": {
             "stack_draw2": True, "stack_draw4": True, "deflect": True, "follow_stack_colour": True,
-            "jump_in": "any", "multi_play": "identical-pair", "draw_until_playable": "playable-number",
+            "no_challenge_on_draw2": True, "jump_in": "any", "multi_play": "identical-pair", "draw_until_playable": "playable-number",
             "seven_o": True, "seven_o_zero": "current-colour", "seven_o_seven": False,
             "red0_draw10": True, "silent2": True, "slap9": True,
         },
@@ -362,6 +370,7 @@ _TABLE_ROWS: tuple[tuple[str, str, str], ...] = (
     ("H1", "house.stack_draw2", "stack Draw Two"),
     ("H2", "house.stack_draw4", "stack Wild Draw Four"),
     ("H2", "house.draw2_pair_on_draw4", "pair of Draw Twos covers a Draw Four"),
+    ("W4", "house.no_challenge_on_draw2", "no challenge of a Wild Draw Four on a Draw Two (seed 004)"),
     ("H3", "house.deflect", "deflect with Skip / Reverse"),
     ("H4", "house.follow_stack_colour", "follow the stack's colour"),
     ("H5", "house.jump_in", "jump-in"),
@@ -422,7 +431,9 @@ def presets_markdown() -> str:
         "  deflect and colour following, identical pairs, draw until a playable number card,",
         "  jump-in, only a 0 of the current colour rotates hands (no 7 swap in that text), red 0",
         "  Draw Ten, Silent 2, Slap 9, Wild Draw Four only with no other playable card, only a",
-        "  drawn number card may be played at once, and no going out on an action card (R7).",
+        "  drawn number card may be played at once, and no going out on an action card (R7);",
+        "  with seed 004's stacking rule that a Wild Draw Four added on a Draw Two cannot be",
+        "  challenged (W4 option).",
         "- `no-mercy-lite`: the spirit of UNO No Mercy with the standard deck: stack Draw Twos and",
         "  Draw Fours, deflect, multi-play of one rank, draw until playable, Seven-O. No jump-in",
         "  and no seat-button games, so a table of strangers can follow it.",
