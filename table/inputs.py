@@ -17,7 +17,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, Field, TypeAdapter, ValidationError
 
 from table.cards import parse_face
-from table.errors import UnoTableError
+from table.errors import UnoTableError, validation_problems
 
 
 class InputError(UnoTableError, ValueError):
@@ -291,12 +291,7 @@ def parse_input(data: Any) -> Input:
     try:
         inp = adapter.validate_python(payload)
     except ValidationError as exc:
-        parts = []
-        for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"])
-            msg = err["msg"].removeprefix("Value error, ")
-            parts.append(f"{loc}: {msg}" if loc else msg)
-        raise InputError(f"input '{kind}': " + "; ".join(parts)) from None
+        raise InputError(f"input '{kind}': " + validation_problems(exc)) from None
     if isinstance(inp, Amend):
         parse_input(inp.input)  # the replacement must itself be a valid input
         if inp.input.get("kind") in ("amend", "undo"):

@@ -116,7 +116,7 @@ class LiveVision:
 
 
 class SimulatedCamera:
-    """The demo's camera over a simulated table (see table/demo.py's Camera protocol)."""
+    """The demo's camera over a simulated table (see app/demo.py's Camera protocol)."""
 
     def __init__(
         self,

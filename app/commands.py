@@ -49,25 +49,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 # ----------------------------------------------------------------------------- shared
 
 
-def _vision_config(raw: dict, detector: str | None = None, source: str | None = None):
-    from pydantic import ValidationError
+def _vision_config(cfg, detector: str | None = None, source: str | None = None):
+    """The app config's vision section with the command line's choices on top; a config that
+    names no camera gets the machine's own (the Pi camera on a Pi, else the first webcam)."""
+    from vision.config import SimTruthDetectorConfig
 
-    from vision.config import SimTruthDetectorConfig, VisionConfig
-
-    try:
-        cfg = VisionConfig.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"vision.{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise ConfigError(f"config: {problems}") from None
     if detector == "sim-truth":
         cfg = cfg.model_copy(update={"detector": SimTruthDetectorConfig()})
     if source is not None:
         from vision.sources import source_config_from_arg
 
         cfg = cfg.model_copy(update={"source": source_config_from_arg(source)})
-    elif "source" not in raw:
+    elif "source" not in cfg.model_fields_set:
         cfg = cfg.model_copy(update={"source": _default_camera()})
     return cfg
 
@@ -95,7 +88,7 @@ def _pipeline(vision_cfg):
 
 
 def _open_match(match_dir: Path, rules, names: list[str], new: bool, out=print):
-    from table.app import latest_unfinished, read_names, write_names
+    from app.hub import latest_unfinished, read_names, write_names
     from table.log import EventLog
 
     try:
@@ -139,8 +132,8 @@ class _Shutdown:
 
 
 def cmd_run(args) -> int:
-    from table.app import TableHub
-    from table.app_config import load_app_config
+    from app.config import load_app_config
+    from app.hub import TableHub
     from table.paths import data_dir
 
     path = args.config
@@ -229,7 +222,7 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
 
 
 def _demo_hub(args, db: Path | None = None):
-    from table.app import TableHub
+    from app.hub import TableHub
     from table.log import EventLog, MemoryLog
     from table.rules import load_rules
 
@@ -240,14 +233,15 @@ def _demo_hub(args, db: Path | None = None):
 
 
 def cmd_demo(args) -> int:
-    from table.demo import DemoDriver
+    from app.demo import DemoDriver
+    from vision.config import SimSourceConfig, VisionConfig
     from vision.live import FrameBoard, SimulatedCamera
 
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         raise ConfigError(f"--size {args.size!r}: expected WIDTHxHEIGHT, like 1280x720") from None
-    vision_cfg = _vision_config({"source": {"type": "sim"}}, detector=args.detector)
+    vision_cfg = _vision_config(VisionConfig(source=SimSourceConfig()), detector=args.detector)
     pipeline = _pipeline(vision_cfg)
     if args.headless:
         hub = _demo_hub(args)

@@ -1,6 +1,8 @@
 """`uno-table.yaml`: every setting of the whole table, with its default, validated once at
-start. The camera, detector and pin-map sections are kept as plain mappings here and validated
-by their own folders' models when the app starts (table/ never imports camera or GPIO code).
+start. Each section is the typed model of the folder that owns it (vision's `VisionConfig`,
+the referee's rules); the pin map is a file of its own, validated by `firmware_config` with
+its line numbers. `rules` is a patch on top of the preset, checked against the referee's
+`RulesConfig` here, at load.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from table.errors import ConfigError
+from table.errors import ConfigError, validation_problems
+from vision.config import VisionConfig
 
 _STRICT = ConfigDict(extra="forbid", validate_default=True)
 
@@ -66,11 +69,11 @@ class AppConfig(BaseModel):
     data_dir: Path | None = Field(
         None, description="Where the database and model overrides live. Empty: $UNO_TABLE_DATA or ./data."
     )
-    vision: dict[str, Any] = Field(
-        default_factory=dict,
+    vision: VisionConfig = Field(
+        default_factory=VisionConfig,
         description="Camera source (`source: {type: picamera2|device|video|folder|sim}`), "
-        "detector, zones and tracker settings; validated by vision's config at start. Without "
-        "a source, `run` uses the Pi camera on a Pi, else the first USB webcam.",
+        "detector, zones and tracker settings. Without a source, `run` uses the Pi camera on "
+        "a Pi, else the first USB webcam.",
     )
     gpio: GpioConfig = Field(default_factory=GpioConfig, description="Seat buttons, buzzer, LEDs.")
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig, description="The dashboard.")
@@ -124,11 +127,7 @@ def load_app_config(path: str | Path | None = None, **overrides: Any) -> AppConf
         config = AppConfig.model_validate(data)
         config.rules_config()  # the rules are part of the config: refuse bad ones at start
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-            lines.append(f"{loc}: {err['msg'].removeprefix('Value error, ')}")
-        raise ConfigError(f"{where}: " + "; ".join(lines)) from None
+        raise ConfigError(f"{where}: " + validation_problems(exc)) from None
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return config
