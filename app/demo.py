@@ -30,11 +30,13 @@ from table.referee import (
     MATCH_OVER,
     PLAY,
     ROUND_OVER,
-    effective_inputs,
+    VOLUNTARY_DRAW_RULES,
+    ScoreStatus,
     new_state,
     snapshot,
     step,
 )
+from table.replay import effective_inputs
 from table.simulator import SimOptions, Simulator
 
 #: Inputs the table's camera produces (the rest come from buttons or the host).
@@ -154,7 +156,7 @@ class DemoDriver:
 
     def _on_events(self, events: list[Event], _snap: dict) -> None:
         for e in events:
-            if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7"):
+            if type(e) is CardsDrawn and e.rule not in VOLUNTARY_DRAW_RULES:
                 if self._accept_fetch:  # the reach that accepted the four took them
                     self._accept_fetch = False
                     continue
@@ -259,15 +261,15 @@ class DemoDriver:
         a long row of overlapping cards): the host enters the hand as it is, and confirms it
         when the tracked count itself was off."""
         st = self.hub.state
-        if st.phase != ROUND_OVER or not st.held or st.held in (("scored",), ("void",)):
+        if st.phase != ROUND_OVER or st.score_status is not ScoreStatus.HELD:
             return
-        for seat, tracked, revealed in st.held:
-            want = {"kind": "reveal", "seat": seat, "cards": _hand_ids(self.sim.hands[seat])}
-            self._mismatch("score held", want, {"tracked": tracked, "revealed": revealed})
+        for held in st.held:
+            want = {"kind": "reveal", "seat": held.seat, "cards": _hand_ids(self.sim.hands[held.seat])}
+            self._mismatch("score held", want, {"tracked": held.tracked, "revealed": held.revealed})
             self.hub.submit(want, source="host")
             self.report.host_corrections += 1
         st = self.hub.state
-        if st.phase == ROUND_OVER and st.held and st.held not in (("scored",), ("void",)):
+        if st.phase == ROUND_OVER and st.score_status is ScoreStatus.HELD:
             self.hub.submit({"kind": "confirm_score", "reason": "host checked the hands"}, source="host")
             self.report.host_corrections += 1
 
@@ -322,7 +324,7 @@ class DemoDriver:
             self.report.rounds += 1
             self.report.penalties_truth += sum(
                 1 for evs in game.events for e in evs
-                if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7")
+                if type(e) is CardsDrawn and e.rule not in VOLUNTARY_DRAW_RULES
             )  # fmt: skip
         self.report.seconds = time.perf_counter() - t0
         # Penalties the table stands by: those of the log as corrected (an amended misread
@@ -331,7 +333,7 @@ class DemoDriver:
         for inp in effective_inputs(self.hub.log.inputs()):
             state, events = step(state, inp)
             table_penalties += sum(
-                1 for e in events if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7")
+                1 for e in events if type(e) is CardsDrawn and e.rule not in VOLUNTARY_DRAW_RULES
             )  # fmt: skip
         self.report.penalties_table = table_penalties
         self.report.scores_truth = list(self.sim.state.scores)

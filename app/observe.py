@@ -21,11 +21,17 @@ from __future__ import annotations
 from typing import Any
 
 from table.events import CardsDrawn, Event, TurnStarted
-from table.referee import CHALLENGE, DRAWN, FLIP, IN_ROUND, PLAY, REVEAL, ROUND_OVER, State
-
-#: Voluntary draws (the player's own choice) are reported by the camera; every other
-#: CardsDrawn comes from a draw the referee ordered and that the table still has to fetch.
-_VOLUNTARY = {"P5", "P6", "H7"}
+from table.referee import (
+    CHALLENGE,
+    DRAWN,
+    FLIP,
+    IN_ROUND,
+    PLAY,
+    REVEAL,
+    ROUND_OVER,
+    VOLUNTARY_DRAW_RULES,
+    State,
+)
 
 
 class ObservationMapper:
@@ -43,7 +49,7 @@ class ObservationMapper:
     def note_events(self, events: list[Event]) -> None:
         """Feed every event the referee emits (in order)."""
         for e in events:
-            if type(e) is CardsDrawn and e.rule not in _VOLUNTARY:
+            if type(e) is CardsDrawn and e.rule not in VOLUNTARY_DRAW_RULES:
                 if self._accepting:
                     self._accepting = False  # the reach that accepted the draw was its fetch
                     continue
