@@ -217,6 +217,17 @@ class HouseRules(BaseModel):
         "the table says how many cards it gives, 0..attack_max, from a roll in the input.",
     )
     attack_max: int = Field(4, ge=1, le=10, description="H12: most cards one launcher press gives.")
+    spin: bool = Field(
+        False,
+        description="H13 UNO Spin (seed 003): a card that carries the spin makes the player "
+        "whose turn comes next spin the (virtual) wheel instead of playing: draw until a colour "
+        "comes, lay down every card but two, or every hand passes on.",
+    )
+    spin_cards: list[Literal["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "reverse"]] = Field(
+        default_factory=lambda: ["7"], min_length=1, max_length=12,
+        description="H13: the ranks that carry the spin (a standard deck has no spin symbol): "
+        "number cards, Skip, Reverse.",
+    )  # fmt: skip
 
 
 class TeamsConfig(BaseModel):
@@ -283,6 +294,10 @@ class RulesConfig(BaseModel):
             problems.append("house.seven_o_seven=false needs house.seven_o")
         if h.jump_in == "off" and not h.jump_in_own:
             problems.append("house.jump_in_own=false needs house.jump_in")
+        if h.spin_cards != ["7"] and not h.spin:
+            problems.append("house.spin_cards needs house.spin")
+        if h.spin and "7" in h.spin_cards and h.seven_o and h.seven_o_seven:
+            problems.append("house.spin_cards has 7 while house.seven_o_seven swaps hands on a 7: a 7 cannot do both")
         if h.attack_mode and h.draw_until_playable != "off":
             problems.append("house.attack_mode and house.draw_until_playable both replace the turn's draw: choose one")
         if self.scoring.format == "continuous" and self.players < 3:
@@ -383,6 +398,8 @@ _TABLE_ROWS: tuple[tuple[str, str, str], ...] = (
     ("H10", "house.silent2", "Silent 2"),
     ("H11", "house.slap9", "Slap 9"),
     ("H12", "house.attack_mode", "attack mode"),
+    ("H13", "house.spin", "UNO Spin (a virtual wheel)"),
+    ("H13", "house.spin_cards", "cards that carry the spin"),
 )
 
 
@@ -400,6 +417,8 @@ def presets_markdown() -> str:
     configs = [RulesConfig.model_validate(PRESETS[n]) for n in names]
 
     def cell(v: Any) -> str:
+        if isinstance(v, list):
+            return ", ".join(map(str, v))
         if v is True:
             return "yes"
         if v is False:
@@ -419,7 +438,8 @@ def presets_markdown() -> str:
     ]
     for rule, path, label in _TABLE_ROWS:
         values = [
-            "-" if path.startswith("house.seven_o_") and not c.house.seven_o else cell(_get(c, path))
+            "-" if (path.startswith("house.seven_o_") and not c.house.seven_o)
+            or (path == "house.spin_cards" and not c.house.spin) else cell(_get(c, path))
             for c in configs
         ]
         lines.append(f"| {rule} | {label} (`{path}`) | " + " | ".join(values) + " |")

@@ -69,13 +69,16 @@ from table.referee import (
     PLAY,
     REVEAL,
     ROUND_OVER,
+    SPIN,
     SWAP,
     Rules,
+    SpinOutcome,
     State,
     WindowKind,
     advance,
     is_playable,
     may_jump_in,
+    spin_wheel,
     stack_reason,
     until_stop,
     wild_draw4_allowed,
@@ -328,6 +331,8 @@ class Simulator:
         elif phase == REVEAL:
             seat = st.challenged
             self.feed(Reveal(seat=seat, cards=tuple(CARD_IDS[f] for f in self.hands[seat])), {"seat": seat})
+        elif phase == SPIN:
+            self._spin()
         elif phase == SWAP:
             seat = st.swap_seat
             # H8: swap with the seat holding the fewest cards (ties: the nearest seat number)
@@ -478,6 +483,36 @@ class Simulator:
         if any(w.kind is WindowKind.SLAP9 for w in st.windows):
             self.clock = t0 + self.rules.slap_limit + 0.5
             self.feed(Tick(at=self.clock))
+
+    def _spin(self) -> None:
+        """H13: spin the wheel with a seeded roll, then do what it says: draw until the
+        colour comes (each card reported), or lay down every card but two (the most points
+        first; a wild on top is named like any wild)."""
+        st = self.state
+        sp = st.spin
+        seat = sp.seat
+        if sp.outcome is None:
+            self.clock += 0.5
+            self.feed(spin_wheel(self.rng.random()), {"seat": seat})
+            return
+        hand = self.hands[seat]
+        if sp.outcome is SpinOutcome.DRAW_UNTIL_COLOUR:
+            if not self.pile:
+                if len(self.discard) <= 1:
+                    self._press(seat, "hold")  # nothing left to draw: the spin is over
+                    return
+                self._reshuffle()
+                self._reshuffled_early = True
+            face = self.pile.pop()
+            hand.append(face)
+            self.clock += 0.5
+            self.feed(Draw(cards=(CARD_IDS[face],)), {"seat": seat, "card": CARD_IDS[face]})
+            return
+        keep = sorted(hand, key=lambda f: (f >= WILD, FACE_RANK[f] if f < WILD else 0))[:2]
+        down = list(hand)
+        for f in keep:
+            down.remove(f)
+        self._play_cards(seat, down)
 
     def _draw(self, seat: int) -> None:
         if not self.pile:

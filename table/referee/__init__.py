@@ -1,7 +1,7 @@
 """The referee: a pure state machine ``step(state, input) -> (new_state, events)``.
 
 No clock, camera, GPIO or randomness in here: times come inside inputs (gesture ``at``) and
-shuffles happen outside (the simulator, the real table). The referee never sees
+shuffles and spins happen outside (the simulator, the real table). The referee never sees
 hands: it keeps hand COUNTS (deal, +draws, -plays), the discard pile (it sees every card
 placed), the draw pile's size, and the UNO/challenge/colour obligations, and checks every
 play against RULES.md. ``advance(state, input)`` mutates a state in place (the simulator and
@@ -26,6 +26,7 @@ module              holds
 ``uno``             U: calling UNO, catching, strict mode (U1-U6)
 ``house``           H: stacking rules, jump-in, multi-play, Seven-O, red 0, attack (H1-H9, H12)
 ``windows``         H10 Silent 2 and H11 Slap 9: timed seat-button windows
+``spin``            H13 UNO Spin: the wheel's outcomes
 ``scoring``         R: going out, end of round, reveals and the score (R1-R7, T1)
 ``host``            host corrections: counts, penalties (P8), ending a round
 ``view``            ``snapshot``: the dashboard's JSON view
@@ -42,6 +43,7 @@ from table.referee.common import card_text, current_text, is_playable, next_seat
 from table.referee.core import advance, check_input, interpret_gesture, step
 from table.referee.house import may_jump_in, multi_play_ok, stack_reason, until_stop
 from table.referee.scoring import awaiting_reveal, match_summary
+from table.referee.spin import SPIN_WHEEL, spin_wheel
 from table.referee.state import (
     CHALLENGE,
     COLOUR,
@@ -56,6 +58,7 @@ from table.referee.state import (
     PLAY,
     REVEAL,
     ROUND_OVER,
+    SPIN,
     SWAP,
     UNKNOWN_CARD,
     VOLUNTARY_DRAW_RULES,
@@ -67,6 +70,8 @@ from table.referee.state import (
     Rules,
     ScoreStatus,
     SlapPress,
+    SpinOutcome,
+    SpinState,
     StackCard,
     State,
     Window,
@@ -78,12 +83,12 @@ from table.referee.wilds import wild_draw4_allowed
 
 __all__ = [
     "CHALLENGE", "COLOUR", "DEALER_DRAW", "DECK_SIZE", "DRAWN", "FLIP", "IDLE", "IN_ROUND",
-    "MATCH_OVER", "NO_CARD", "PLAY", "REVEAL", "ROUND_OVER", "SWAP",
+    "MATCH_OVER", "NO_CARD", "PLAY", "REVEAL", "ROUND_OVER", "SPIN", "SPIN_WHEEL", "SWAP",
     "UNKNOWN_CARD", "VOLUNTARY_DRAW_RULES", "AfterColour", "DeferredPenalty", "HeldCount",
-    "PendingDraw", "Phase", "Rules", "ScoreStatus", "SlapPress",
+    "PendingDraw", "Phase", "Rules", "ScoreStatus", "SlapPress", "SpinOutcome", "SpinState",
     "StackCard", "State", "Window", "WindowKind", "advance", "awaiting_reveal", "card_text",
     "check_input", "current_text", "interpret_gesture", "is_playable", "match_summary",
-    "may_jump_in", "multi_play_ok", "new_state", "next_seat", "snapshot",
+    "may_jump_in", "multi_play_ok", "new_state", "next_seat", "snapshot", "spin_wheel",
     "stack_reason", "step", "until_stop", "wild_draw4_allowed",
 ]  # fmt: skip
 

@@ -12,6 +12,7 @@ from table.events import (
     InputRejected,
     Notice,
     PenaltyOrdered,
+    SpinNeeded,
     TurnStarted,
 )
 from table.inputs import Input
@@ -21,7 +22,9 @@ from table.referee.state import (
     NO_CARD,
     PLAY,
     REVEAL,
+    SPIN,
     DeferredPenalty,
+    SpinState,
     State,
 )
 
@@ -148,9 +151,16 @@ def check_count(s: State, seat: int, faces: list[int], ev: list[Event]) -> None:
 
 
 def begin_turn(s: State, seat: int, ev: list[Event]) -> None:
-    """`seat`'s turn begins: it plays, draws or passes."""
+    """`seat`'s turn begins: it plays, draws or passes; after a spin card (H13) it spins."""
     s.turn = seat
     s.drawn = NO_CARD
     s.turns += 1
+    if s.spin_due:
+        s.spin_due = False
+        s.phase = SPIN
+        s.spin = SpinState(seat)
+        ev.append(TurnStarted(seat, s.direction))
+        ev.append(SpinNeeded(seat))
+        return
     s.phase = PLAY
     ev.append(TurnStarted(seat, s.direction))

@@ -15,7 +15,7 @@ press      otherwise                                        call UNO (U1; U3 lat
 double     any time in a round                              catch a player who missed UNO (U2,
                                                             U5 if wrong)
 hold       the seat was told to draw 4                      accept the draw, no challenge
-hold       the seat's turn                                 pass (after drawing, P6)
+hold       the seat's turn (or its spin's draw, H13)        pass (after drawing, P6)
 hold       otherwise                                        rejected: not that seat's turn
 =========  ===============================================  ==================================
 """
@@ -46,15 +46,16 @@ from table.inputs import (
     Play,
     Reveal,
     SeatGesture,
+    Spin,
     StartRound,
     SwapHands,
     Tick,
     Undo,
     parse_input,
 )
-from table.referee import host, house, scoring, setup, turns, uno, wilds, windows
+from table.referee import host, house, scoring, setup, spin, turns, uno, wilds, windows
 from table.referee.common import check_count, reject
-from table.referee.state import CHALLENGE, DRAWN, IN_ROUND, PLAY, REVEAL, ROUND_OVER, State
+from table.referee.state import CHALLENGE, DRAWN, IN_ROUND, PLAY, REVEAL, ROUND_OVER, SPIN, State
 
 
 def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
@@ -77,7 +78,7 @@ def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
     # hold
     if told_to_draw4:
         return Challenge(seat=seat, challenge=False)
-    if state.phase in (PLAY, DRAWN) and seat == state.turn:
+    if state.phase in (PLAY, DRAWN, SPIN) and seat == state.turn:
         return Pass(seat=seat)
     return f"seat {seat} held (pass) but it is seat {state.turn}'s turn"
 
@@ -118,6 +119,9 @@ def check_input(state: State, inp: Input) -> None:
     elif isinstance(inp, NameColour):
         if inp.colour not in COLOUR_OF_NAME:
             raise InputError(f"input 'colour': {inp.colour!r} is not red, yellow, green or blue")
+    elif isinstance(inp, Spin):
+        if (inp.outcome == "draw-until-colour") != (inp.colour is not None):
+            raise InputError("input 'spin': colour: the draw-until-colour outcome needs a colour, the others none")
     elif isinstance(inp, SeatGesture):
         if inp.gesture not in ("press", "double", "hold"):
             raise InputError(f"input 'gesture': {inp.gesture!r} is not press, double or hold")
@@ -230,6 +234,7 @@ HANDLERS: dict[type, Any] = {
     HostPenalty: host.host_penalty,
     SwapHands: house.swap,
     Attack: house.attack,
+    Spin: spin.spin,
     Tick: windows.tick,
     EndRound: host.host_end_round,
     ConfirmScore: scoring.confirm_score,

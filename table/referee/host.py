@@ -66,6 +66,7 @@ def host_end_round(s: State, inp: EndRound, ev: list[Event]) -> None:
         s.called = s.exposed = s.caught = s.armed = 0
         s.challenger = s.challenged = s.colour_seat = s.swap_seat = -1
         s.deferred = ()
+        s.spin, s.spin_due = None, False
         s.score_status, s.held = ScoreStatus.VOID, ()
         ev.append(RoundVoided(s.round, inp.reason))
         return
@@ -75,6 +76,7 @@ def host_end_round(s: State, inp: EndRound, ev: list[Event]) -> None:
     if s.phase == COLOUR or s.phase == SWAP:
         s.colour_seat = s.swap_seat = -1
     s.challenger = s.challenged = -1
+    s.spin = None
     s.phase = PLAY
     flush_deferred(s, ev)
     old = s.hands[winner]

@@ -11,7 +11,7 @@ rules turn them on; compiled into ``Rules`` so a rule that is off costs one test
 - H8 moves hand counts (``HandsMoved``); a 7 waits in SWAP for a ``SwapHands`` input.
 - H9 red 0 = Draw Ten; H12 ``Attack`` carries its own roll, so the referee stays pure.
 
-H10/H11 (timed seat-button windows) are in ``windows``.
+H10/H11 (timed seat-button windows) are in ``windows``, H13 (the spinner) in ``spin``.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def number_card(s: State, seat: int, face: int, rank: int, out: bool, at: float 
 
 
 def rotate_hands(s: State, rule: str, ev: list[Event]) -> None:
-    """H8's 0: every hand in the game passes to the next seat in the
+    """H8's 0 (and H13's trade-hands): every hand in the game passes to the next seat in the
     direction of play; the counts move with the hands."""
     live = [x for x in range(s.rules.n) if not s.out >> x & 1]
     old = s.hands[:]

@@ -79,6 +79,8 @@ def end_round(s: State, winner: int, ev: list[Event]) -> None:
     s.called = s.exposed = s.caught = s.armed = 0
     s.pending = ()
     s.lock = False
+    s.spin_due = False
+    s.spin = None
     if s.rules.continuous:
         s.finish = s.finish + (winner,)
     close_all(s, "the round is over", ev)

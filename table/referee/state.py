@@ -1,5 +1,5 @@
 """What the referee knows: the phases, the rules compiled for the hot path, small typed
-records (a pending draw, a deferred penalty, a timed window, a held score) and the
+records (a pending draw, a deferred penalty, a timed window, a held score, a spin) and the
 ``State`` itself.
 
 Hot path: ``State`` is a plain slotted class with ints, lists, bitmasks and tuples of frozen
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from table.cards import point_table
+from table.cards import REVERSE, SKIP, point_table
 from table.events import Event
 from table.inputs import Input
 from table.rules import HouseRules, RulesConfig
@@ -33,22 +33,23 @@ class Phase(StrEnum):
     SWAP = "swap"  # H8: a 7 was played: its player names the seat to swap hands with
     CHALLENGE = "challenge"  # W3: the seat told to draw 4 challenges or accepts
     REVEAL = "reveal"  # W3: the challenged seat lays its hand face up
+    SPIN = "spin"  # H13: the turn seat spins the wheel, then does what it says
     ROUND_OVER = "round-over"  # a seat went out; remaining hands are revealed for scoring
     MATCH_OVER = "match-over"
 
 
 IDLE, DEALER_DRAW, FLIP, PLAY, DRAWN = Phase.IDLE, Phase.DEALER_DRAW, Phase.FLIP, Phase.PLAY, Phase.DRAWN
-COLOUR, SWAP, CHALLENGE, REVEAL = Phase.COLOUR, Phase.SWAP, Phase.CHALLENGE, Phase.REVEAL
+COLOUR, SWAP, CHALLENGE, REVEAL, SPIN = Phase.COLOUR, Phase.SWAP, Phase.CHALLENGE, Phase.REVEAL, Phase.SPIN
 ROUND_OVER, MATCH_OVER = Phase.ROUND_OVER, Phase.MATCH_OVER
-IN_ROUND = frozenset({PLAY, DRAWN, COLOUR, CHALLENGE, REVEAL, SWAP})
+IN_ROUND = frozenset({PLAY, DRAWN, COLOUR, CHALLENGE, REVEAL, SWAP, SPIN})
 
 NO_CARD = -1  # State.drawn: nothing drawn this turn
 UNKNOWN_CARD = -2  # State.drawn: drew, face unknown (a real table)
 
 #: Draws a seat makes by its own reach, reported to the referee (a turn's draw, P5; the card
-#: a pass implies, P6; each card of H7's draw until playable).
+#: a pass implies, P6; each card of H7's draw until playable; H13's draw until a colour).
 #: Every other CardsDrawn is a draw the referee ordered, which the table still has to fetch.
-VOLUNTARY_DRAW_RULES = frozenset({"P5", "P6", "H7"})
+VOLUNTARY_DRAW_RULES = frozenset({"P5", "P6", "H7", "H13"})
 
 
 class AfterColour(StrEnum):
@@ -139,6 +140,26 @@ class HeldCount:
     revealed: int
 
 
+class SpinOutcome(StrEnum):
+    """H13: the wheel's outcomes that seed 003 names."""
+
+    DRAW_UNTIL_COLOUR = "draw-until-colour"  # draw until a card of the wheel's colour comes
+    DOWN_TO_TWO = "down-to-two"  # lay down every card but two at once
+    TRADE_HANDS = "trade-hands"  # every hand passes on in the direction of play
+
+
+@dataclass(frozen=True, slots=True)
+class SpinState:
+    """H13: `seat` spins (outcome None) or carries out `outcome` (`colour` for the draw)."""
+
+    seat: int
+    outcome: SpinOutcome | None = None
+    colour: int = -1
+
+
+_SPIN_RANKS = {"skip": SKIP, "reverse": REVERSE}
+
+
 class Rules:
     """The rules configuration compiled to plain attributes for the hot path."""
 
@@ -149,7 +170,7 @@ class Rules:
         "flip_until_number", "first_is_dealer", "match_config", "last_card_draw", "continuous", "team_mode",
         "stack2", "stack4", "pair_on4", "no_challenge_on2", "deflect", "follow", "jump", "jump_own", "multi",
         "until", "until_number", "zero", "zero_current", "seven", "red0", "silent2", "slap9",
-        "slap_limit", "slap_penalty", "attack", "attack_max", "number_hooks",
+        "slap_limit", "slap_penalty", "attack", "attack_max", "spin", "spin_ranks", "number_hooks",
         "stacking", "empty_match", "plain",
     )  # fmt: skip
 
@@ -195,6 +216,11 @@ class Rules:
         self.silent2, self.slap9 = h.silent2, h.slap9
         self.slap_limit, self.slap_penalty = h.slap9_limit, h.slap_penalty
         self.attack, self.attack_max = h.attack_mode, h.attack_max
+        self.spin = h.spin
+        # H13: the ranks that carry the spin (0-9, Skip, Reverse); empty when the rule is off
+        self.spin_ranks = frozenset(
+            _SPIN_RANKS[c] if c in _SPIN_RANKS else int(c) for c in h.spin_cards
+        ) if h.spin else frozenset()  # fmt: skip
         # Number cards that do something beyond changing the colour (checked once per play).
         self.number_hooks = self.zero or self.red0 or self.silent2 or self.slap9
         # No house rule, no R7, no seat leaving the rotation: a play that empties the hand
@@ -215,7 +241,7 @@ class State:
         "challenger", "challenged", "deferred", "drawn", "winner", "scores", "revealed",
         "verdicts", "windows", "turns", "seq", "history", "last_winner", "out", "live",
         "finish", "match", "lock", "last_player", "swap_seat", "exposed_seq", "score_status",
-        "held", "seating", "team_draws",
+        "held", "seating", "team_draws", "spin", "spin_due",
     )  # fmt: skip
 
     def __init__(self, rules: Rules):
@@ -271,6 +297,8 @@ class State:
         # between rounds, seats (buttons, turn order) do not. Identity otherwise.
         self.seating: tuple[int, ...] = tuple(range(n))
         self.team_draws: tuple[dict[int, str], ...] = ()  # T3: the draws so far
+        self.spin: SpinState | None = None  # H13: the spin under way
+        self.spin_due = False  # H13: the next turn to begin is a spin
 
     def copy(self) -> State:
         new = State.__new__(State)

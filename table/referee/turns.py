@@ -22,6 +22,7 @@ from table.cards import (
 )
 from table.events import Event, HandCountCorrected, IllegalPlay, Notice, PlayAccepted, TurnPassed
 from table.inputs import Draw, Pass, Play
+from table.referee import spin as spin_rule
 from table.referee.actions import action_card, take_stack
 from table.referee.common import (
     begin_turn,
@@ -42,6 +43,7 @@ from table.referee.state import (
     IN_ROUND,
     PLAY,
     REVEAL,
+    SPIN,
     SWAP,
     UNKNOWN_CARD,
     StackCard,
@@ -77,6 +79,8 @@ def play(s: State, inp: Play, ev: list[Event]) -> None:
         return illegal(s, seat, inp, f"seat {s.colour_seat} must name the colour first", "W1", inferred, ev)
     if phase == SWAP:
         return illegal(s, seat, inp, f"seat {s.swap_seat} must name the seat to swap hands with first", "H8", inferred, ev)
+    if phase == SPIN:
+        return spin_rule.spin_play(s, seat, inp, faces, ev)
     if phase == CHALLENGE:
         if inferred:
             seat = s.challenger
@@ -128,7 +132,7 @@ def play(s: State, inp: Play, ev: list[Event]) -> None:
 def accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[Event],
            faces: list[int] | None = None, at: float | None = None) -> None:  # fmt: skip
     """A legal play: the card(s) go on the pile (the last one on top) and the effect applies
-    (A1-A5, W1, W2, H1-H12). `faces`: several cards laid together (H6)."""
+    (A1-A5, W1, W2, H1-H13). `faces`: several cards laid together (H6)."""
     hands = s.hands
     k = 1 if faces is None else len(faces)
     if hands[seat] < k:
@@ -165,6 +169,8 @@ def accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[E
         return wild_played(s, seat, face, out, ev)
     s.colour = FACE_COLOUR[face]
     rank = FACE_RANK[face]
+    if r.spin and rank in r.spin_ranks and not out and not s.pending:
+        s.spin_due = True  # H13: the next turn to begin is a spin (not a stack's deflection)
     if rank < 10:
         if r.number_hooks and number_card(s, seat, face, rank, out, at, ev):
             return
@@ -185,6 +191,8 @@ def draw_turn(s: State, inp: Draw, ev: list[Event]) -> None:
         seat = s.challenger if inferred else inp.seat
         if seat == s.challenger:
             return accept_draw4(s, ev)
+    if phase == SPIN:
+        return spin_rule.spin_draw(s, inp, ev)
     seat = s.turn if inferred else inp.seat
     if phase not in (PLAY, DRAWN):
         return reject(s, inp, seat, f"no draw expected now ({phase})", ev)
@@ -214,6 +222,8 @@ def pass_turn(s: State, inp: Pass, ev: list[Event]) -> None:
     inferred = inp.seat is None
     if s.phase == CHALLENGE and (inferred or inp.seat == s.challenger):
         return accept_draw4(s, ev)
+    if s.phase == SPIN:
+        return spin_rule.spin_pass(s, inp, ev)
     seat = s.turn if inferred else inp.seat
     if s.phase not in (PLAY, DRAWN):
         return reject(s, inp, seat, f"no pass expected now ({s.phase})", ev)

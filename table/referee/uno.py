@@ -50,7 +50,7 @@ def close_uno_window(s: State, ev: list[Event], beginner: int) -> None:
 
 
 def uno_recheck(s: State, seats) -> None:
-    """After hands moved (H8): a seat now holding one card may call and can be caught
+    """After hands moved (H8, H13): a seat now holding one card may call and can be caught
     until the next turn begins; flags of seats whose hands changed start over."""
     for x in seats:
         bit = 1 << x

@@ -53,8 +53,14 @@ def snapshot(s: State) -> dict[str, Any]:
             "colour": s.colour_seat if s.phase == COLOUR else None,
             "challenge": s.challenger if s.phase == CHALLENGE else None,
             "reveal": awaiting_reveal,
+            "spin": s.spin.seat if s.spin is not None and s.spin.outcome is None else None,
         },
         "drawn_this_turn": s.phase == DRAWN,
+        "spin": None if s.spin is None else {
+            "seat": s.spin.seat,
+            "outcome": s.spin.outcome.value if s.spin.outcome is not None else None,
+            "colour": COLOURS[s.spin.colour] if s.spin.colour >= 0 else None,
+        },
         "pending_draws": [p.as_dict() for p in s.pending],
         "deferred_penalties": [
             {"seat": d.seat, "count": d.count, "rule": d.rule, "reason": d.reason} for d in s.deferred
