@@ -29,6 +29,7 @@ module              holds
 ``spin``            H13 UNO Spin: the wheel's outcomes
 ``scoring``         R: going out, end of round, reveals and the score (R1-R7, T1)
 ``host``            host corrections: counts, penalties (P8), ending a round
+``inference``       what an observation means: whose reveal it is, what a reach into the pile is
 ``view``            ``snapshot``: the dashboard's JSON view
 ==================  ===========================================================================
 
@@ -42,6 +43,7 @@ from typing import Any
 from table.referee.common import card_text, current_text, is_playable, next_seat
 from table.referee.core import advance, check_input, interpret_gesture, step
 from table.referee.house import may_jump_in, multi_play_ok, stack_reason, until_stop
+from table.referee.inference import draw_reach, reveal_owner
 from table.referee.scoring import awaiting_reveal, match_summary
 from table.referee.spin import SPIN_WHEEL, spin_wheel
 from table.referee.state import (
@@ -87,8 +89,8 @@ __all__ = [
     "UNKNOWN_CARD", "VOLUNTARY_DRAW_RULES", "AfterColour", "DeferredPenalty", "HeldCount",
     "PendingDraw", "Phase", "Rules", "ScoreStatus", "SlapPress", "SpinOutcome", "SpinState",
     "StackCard", "State", "Window", "WindowKind", "advance", "awaiting_reveal", "card_text",
-    "check_input", "current_text", "interpret_gesture", "is_playable", "match_summary",
-    "may_jump_in", "multi_play_ok", "new_state", "next_seat", "snapshot", "spin_wheel",
+    "check_input", "current_text", "draw_reach", "interpret_gesture", "is_playable", "match_summary",
+    "may_jump_in", "multi_play_ok", "new_state", "next_seat", "reveal_owner", "snapshot", "spin_wheel",
     "stack_reason", "step", "until_stop", "wild_draw4_allowed",
 ]  # fmt: skip
 
