@@ -180,7 +180,7 @@ class DemoDriver:
                 self.buttons.gesture(inp.seat, "hold")
                 self.report.button_inputs += 1
             self.camera.act("play", cards)
-            self._by_camera(inp, keep_seat=jump)
+            self._by_camera(inp)
             if kind == "play":
                 self.report.plays += 1
         elif kind == "draw":
@@ -219,17 +219,18 @@ class DemoDriver:
             self.camera.act("draw")
         self._pump(lambda: False, limit=self.camera.pending)
 
-    def _by_camera(self, truth: Input, keep_seat: bool = False) -> None:
+    def _by_camera(self, truth: Input) -> None:
         """Let the camera see the action; then check what the table logged against the truth
-        and correct it as the host would (with the seat too when `keep_seat`: the host saw
-        who jumped in)."""
+        and correct it as the host would."""
         before = len(self.hub.log)
         self._pump(lambda: len(self.hub.log) > before and self.camera.pending == 0,
                    limit=self.camera.pending + self.settle_frames)  # fmt: skip
         logged = self.hub.log.inputs()[before:]
         want = input_to_dict(truth)
-        if want["kind"] == "play" and not keep_seat:
-            want.pop("seat", None)  # the referee infers the turn seat, as at a real table
+        if want["kind"] == "play":
+            # The camera reports no seat: the referee infers the turn seat, as at a real
+            # table, or the jumper's when its hold claimed the card (H5).
+            want.pop("seat", None)
         mine = [input_to_dict(i) for i in logged]
         right = next((i for i, got in enumerate(mine) if _same_report(got, want)), None)
         fixed = None

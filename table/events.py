@@ -549,6 +549,24 @@ class LauncherFired(Event):
 
 
 @dataclass(slots=True)
+class JumpClaimed(Event):
+    """H5: `seat` held its button just after `cards` landed on their twin and were given to
+    `given`: the play (log entry `entry`) is `seat`'s jump-in; the state was rebuilt."""
+
+    kind: ClassVar[str] = "jump_claimed"
+    seat: int
+    given: int
+    entry: int
+    cards: tuple[str, ...]
+    rule: str = "H5"
+    inferred: bool = False
+
+    def text(self) -> str:
+        return (f"seat {self.seat} jumped in with {', '.join(self.cards)} (given to seat {self.given}, "
+                f"log entry {self.entry}): state rebuilt ({self.rule})")
+
+
+@dataclass(slots=True)
 class SpinNeeded(Event):
     """H13: `seat` spins the wheel (the dashboard shows the spinner; `buzzer` for the seat)."""
 

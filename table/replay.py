@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from table.inputs import Amend, Input, InputError, Undo, parse_input
+from table.referee.claims import claim_after, claimed
 from table.referee.core import apply, check_input
 from table.referee.state import Rules, State
 from table.rules import RulesConfig
@@ -55,6 +56,26 @@ def _entries(inputs: Sequence[Input], check: bool) -> list[tuple[int, Input]]:
     return [(e[0], e[1]) for e in entries if e[2]]
 
 
+def _fold(rules: Rules, entries: list[tuple[int, Input]], check: bool) -> State | tuple[int, int, int]:
+    state = State(rules)
+    sink: list = []
+    for seq, inp in entries:
+        if check:
+            try:
+                check_input(state, inp)
+            except InputError as exc:
+                raise ReplayError(seq, str(exc)) from None
+        if state.claimable is not None:
+            c = claim_after(state, inp)
+            if c is not None:
+                return c.entry, seq, inp.seat
+        state.seq = seq - 1  # the log position, as when it was stepped live
+        apply(state, inp, sink)
+        state.seq = seq
+        sink.clear()
+    return state
+
+
 def effective_inputs(inputs: Sequence[Input]) -> list[Input]:
     """The game inputs in force after applying every Undo and Amend, in log order."""
     return [inp for _, inp in _entries(inputs, check=False)]
@@ -69,19 +90,17 @@ def last_live(inputs: Sequence[Input]) -> int:
 def replay(config: RulesConfig | Rules, inputs: Sequence[Input], *, check: bool = False) -> State:
     """The state after `inputs` (a whole log, corrections included). `check`: check every
     entry as the live table did (``check_input``) and raise ReplayError naming the first
-    that cannot apply, instead of applying it (a log read from disk)."""
+    that cannot apply, instead of applying it (a log read from disk).
+
+    A hold that claims a card after it landed (H5, ``table.referee.claims``) changes the
+    past like an amend: the claimed play is given to the holder and the fold starts over."""
     rules = config if isinstance(config, Rules) else Rules(config)
-    state = State(rules)
-    sink: list = []
-    for seq, inp in _entries(inputs, check):
-        if check:
-            try:
-                check_input(state, inp)
-            except InputError as exc:
-                raise ReplayError(seq, str(exc)) from None
-        apply(state, inp, sink)
-        state.seq += 1
-        sink.clear()
+    entries = _entries(inputs, check)
+    state = _fold(rules, entries, check)
+    while isinstance(state, tuple):  # (claimed entry, claiming entry, seat): start over
+        target, claimer, seat = state
+        entries = [(q, claimed(x, seat) if q == target else x) for q, x in entries if q != claimer]
+        state = _fold(rules, entries, check)
     state.seq = len(inputs)
     history = None
     for inp in inputs:

@@ -181,6 +181,12 @@ class HouseRules(BaseModel):
         "'number-only' (seed 004) or 'coloured-only' (no wild cards, seed 003).",
     )
     jump_in_own: bool = Field(True, description="H5 (seed 004): a player may jump in on their own card.")
+    jump_in_claim_s: float = Field(
+        5.0, gt=0.0, le=60.0,
+        description="H5: the camera sees a card land, not whose hand laid it: a seat's hold up to "
+        "this many seconds before the card, or after a card that landed on its twin, says the "
+        "seat jumped in (measured on the inputs' own times: the hold's and the play's `at`).",
+    )  # fmt: skip
     multi_play: Literal["off", "same-rank", "identical-pair"] = Field(
         "off",
         description="H6: 'same-rank' = several cards of one number or symbol in one turn (n "
@@ -294,6 +300,8 @@ class RulesConfig(BaseModel):
             problems.append("house.seven_o_seven=false needs house.seven_o")
         if h.jump_in == "off" and not h.jump_in_own:
             problems.append("house.jump_in_own=false needs house.jump_in")
+        if h.jump_in == "off" and h.jump_in_claim_s != 5.0:
+            problems.append("house.jump_in_claim_s needs house.jump_in")
         if h.spin_cards != ["7"] and not h.spin:
             problems.append("house.spin_cards needs house.spin")
         if h.spin and "7" in h.spin_cards and h.seven_o and h.seven_o_seven:

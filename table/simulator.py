@@ -51,6 +51,7 @@ from table.inputs import (
     Flip,
     Input,
     NameColour,
+    Pass,
     Play,
     Reveal,
     SeatGesture,
@@ -517,7 +518,9 @@ class Simulator:
     def _draw(self, seat: int) -> None:
         if not self.pile:
             if len(self.discard) <= 1:
-                self._press(seat, "hold")  # nothing to draw at all: pass
+                # nothing to draw at all: pass (a Pass, not a hold, which may claim a twin, H5)
+                self.clock += 0.5
+                self.feed(Pass(seat=seat), {"seat": seat})
                 return
             self._reshuffle()
             self._reshuffled_early = True

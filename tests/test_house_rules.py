@@ -353,6 +353,66 @@ def test_a_jump_in_with_a_seven_still_swaps():
     assert t.hands[0] == 2 and t.hands[3] == 6 and t.turn == 1
 
 
+@pytest.mark.rule("H5")
+def test_a_hold_just_before_the_card_claims_it_on_the_inputs_clock():
+    t = _t(jump_in="any")
+    t.play("blue-7")  # seat 1; seat 2's turn
+    t.send(SeatGesture(seat=0, gesture="hold", at=10.0))  # seat 0: "the next card is mine"
+    assert "claims the next card" in t.one("notice").reason and t.state.claim.seat == 0
+    t.send(Play(cards=("blue-7",), at=11.5))  # the camera sees the card, not whose it is
+    acc = t.one("play_accepted")
+    assert (acc.seat, acc.inferred) == (0, False) and t.hands[0] == 6 and t.turn == 1
+    late = _t(jump_in="any")
+    late.play("blue-7")
+    late.send(SeatGesture(seat=0, gesture="hold", at=10.0))
+    late.send(Play(cards=("blue-7",), at=15.5))  # 5.5 s later: outside the 5 s window
+    assert late.one("play_accepted").seat == 2 and late.state.claim is None
+    wide = _t(jump_in="any", jump_in_claim_s=8.0)
+    wide.play("blue-7")
+    wide.send(SeatGesture(seat=0, gesture="hold", at=10.0))
+    wide.send(Play(cards=("blue-7",), at=15.5))
+    assert wide.one("play_accepted").seat == 0
+
+
+@pytest.mark.rule("H5")
+def test_a_hold_just_after_a_twin_landed_makes_it_the_holder_s_jump_in():
+    from table.inputs import Undo
+    from table.replay import replay
+
+    t = _t(jump_in="any")
+    t.play("blue-7")  # seat 1
+    t.send(Play(cards=("blue-7",), at=20.0))  # its twin, given to seat 2 (the turn seat)
+    assert t.hands[2] == 6 and t.turn == 3 and t.state.claimable.seat == 2
+    t.send(SeatGesture(seat=0, gesture="hold", at=22.0))  # seat 0: "that was mine"
+    claimed = t.one("jump_claimed")
+    assert (claimed.seat, claimed.given, claimed.entry, claimed.cards) == (0, 2, 4, ("blue-7",))
+    assert t.hands == [6, 6, 7, 7] and t.turn == 1  # play goes on from seat 0
+    assert t.state.inputs()[-1].gesture == "hold"  # the log keeps the raw hold
+    assert replay(t.rules, t.state.inputs()) == t.state
+    t.send(Undo())  # the host withdraws the claim: the card is seat 2's again
+    assert t.hands == [7, 6, 6, 7] and t.turn == 3
+    late = _t(jump_in="any")
+    late.play("blue-7")
+    late.send(Play(cards=("blue-7",), at=20.0))
+    late.send(SeatGesture(seat=0, gesture="hold", at=26.0))  # too late for that card
+    assert "jump_claimed" not in late.kinds() and late.hands[2] == 6
+    assert "claims the next card" in late.one("notice").reason  # ...so it claims the next one
+    acted = _t(jump_in="any")
+    acted.play("blue-7")
+    acted.send(Play(cards=("blue-7",), at=20.0))
+    acted.draw()  # seat 3, the next player, acted: too late to claim that card
+    acted.hold(3)  # ...so seat 3's hold is its pass after the draw, not a claim
+    assert "jump_claimed" not in acted.kinds() and acted.one("turn_passed").seat == 3
+    plain = _t(jump_in="any")
+    plain.play("blue-7")
+    plain.send(Play(cards=("blue-8",), at=20.0))  # not a twin: seat 2's own play
+    plain.send(SeatGesture(seat=0, gesture="hold", at=21.0))
+    assert "jump_claimed" not in plain.kinds() and plain.hands[2] == 6
+    off = _t()
+    off.hold(3)  # without jump-in a hold out of turn means nothing
+    assert off.one("input_rejected").kind == "input_rejected"
+
+
 # ----- H6 multi-play
 
 

@@ -25,6 +25,7 @@ module              holds
 ``wilds``           W: wild cards, the colour, the challenge (W1-W4)
 ``uno``             U: calling UNO, catching, strict mode (U1-U6)
 ``house``           H: stacking rules, jump-in, multi-play, Seven-O, red 0, attack (H1-H9, H12)
+``claims``          H5 at the table: a seat's hold says whose card the camera saw land
 ``windows``         H10 Silent 2 and H11 Slap 9: timed seat-button windows
 ``spin``            H13 UNO Spin: the wheel's outcomes
 ``scoring``         R: going out, end of round, reveals and the score (R1-R7, T1)

@@ -14,6 +14,8 @@ press      a Slap 9 / Silent 2 window is open (H10, H11)     a slap, else a soun
 press      otherwise                                        call UNO (U1; U3 late; U4 if false)
 double     any time in a round                              catch a player who missed UNO (U2,
                                                             U5 if wrong)
+hold       just after a card landed on its twin, or out of   "that card is mine": a jump-in (H5,
+           turn, with jump-in on                            see ``claims``)
 hold       the seat was told to draw 4                      accept the draw, no challenge
 hold       the seat's turn (or its spin's draw, H13)        pass (after drawing, P6)
 hold       otherwise                                        rejected: not that seat's turn
@@ -25,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from table.cards import COLOUR_OF_NAME, FACE_OF
-from table.events import Event, InputRejected, Notice, StateRebuilt
+from table.events import Event, InputRejected, JumpClaimed, Notice, StateRebuilt
 from table.inputs import (
     Amend,
     Attack,
@@ -53,7 +55,7 @@ from table.inputs import (
     Undo,
     parse_input,
 )
-from table.referee import host, house, scoring, setup, spin, turns, uno, wilds, windows
+from table.referee import claims, host, house, scoring, setup, spin, turns, uno, wilds, windows
 from table.referee.common import check_count, reject
 from table.referee.state import CHALLENGE, DRAWN, IN_ROUND, PLAY, REVEAL, ROUND_OVER, SPIN, State
 
@@ -62,6 +64,8 @@ def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
     """The meaning of a raw seat-button gesture in this state (see the module docstring):
     an Input to apply, or a one-line reason why the gesture means nothing now."""
     seat = g.seat
+    if g.gesture == "hold" and claims.hold_claims(state, seat, g.at):
+        return claims.ClaimJump(seat, g.at)  # H5: "that card is mine"
     if state.phase not in IN_ROUND:
         return f"seat {seat} {g.gesture}: no round in progress"
     told_to_draw4 = state.phase == CHALLENGE and seat == state.challenger
@@ -140,7 +144,7 @@ def check_input(state: State, inp: Input) -> None:
 def step(state: State, inp: Input) -> tuple[State, list[Event]]:
     """The pure transition. Raises InputError only for structurally bad inputs."""
     check_input(state, inp)
-    if isinstance(inp, (Undo, Amend)):
+    if isinstance(inp, (Undo, Amend)) or (state.claimable is not None and claims.claim_after(state, inp)):
         return _rebuild(state, inp)
     new = state.copy()
     events: list[Event] = []
@@ -154,8 +158,8 @@ def advance(state: State, inp: Input) -> list[Event]:
     """``step`` in place, for the simulator and replay (no copy; same result). Undo and Amend
     rebuild the state and copy the rebuilt facts into `state`."""
     handler = HANDLERS.get(type(inp))
-    if handler is None:
-        if isinstance(inp, (Undo, Amend)):
+    if handler is None or (state.claimable is not None and claims.claim_after(state, inp)):
+        if isinstance(inp, (Undo, Amend, SeatGesture)):
             check_input(state, inp)
             new, events = _rebuild(state, inp)
             for name in State.__slots__:
@@ -178,10 +182,16 @@ def apply(s: State, inp: Input, ev: list[Event]) -> None:
     handler(s, inp, ev)
 
 
-def _rebuild(state: State, inp: Undo | Amend) -> tuple[State, list[Event]]:
+def _rebuild(state: State, inp: Input) -> tuple[State, list[Event]]:
+    """An input that changes the past (undo, amend, a jump-in claimed after the card, H5):
+    the state is the replay of the log with it."""
     from table.replay import effective_inputs, last_live, replay  # replay folds this module
 
     inputs = state.inputs()
+    claim = claims.claim_after(state, inp)
+    if claim is not None:
+        new = replay(state.rules, inputs + [inp])
+        return new, [JumpClaimed(inp.seat, claim.seat, claim.entry, claim.cards)]
     if isinstance(inp, Undo) and inp.target is None and not effective_inputs(inputs):
         new = state.copy()
         new.seq += 1
@@ -239,4 +249,5 @@ HANDLERS: dict[type, Any] = {
     EndRound: host.host_end_round,
     ConfirmScore: scoring.confirm_score,
     windows.WindowPress: windows.window_press,
+    claims.ClaimJump: claims.claim_next,
 }

@@ -67,6 +67,7 @@ def host_end_round(s: State, inp: EndRound, ev: list[Event]) -> None:
         s.challenger = s.challenged = s.colour_seat = s.swap_seat = -1
         s.deferred = ()
         s.spin, s.spin_due = None, False
+        s.claim = s.claimable = None
         s.score_status, s.held = ScoreStatus.VOID, ()
         ev.append(RoundVoided(s.round, inp.reason))
         return

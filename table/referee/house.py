@@ -186,6 +186,7 @@ def attack(s: State, inp: Attack, ev: list[Event]) -> None:
         return reject(s, inp, seat, "house.attack_mode is off: draw a card instead", ev)
     if s.phase != PLAY or seat != s.turn:
         return reject(s, inp, seat, f"only seat {s.turn} may press the launcher now, at the start of its turn (H12)", ev)
+    s.claimable = None  # the next player acts: too late to claim the last card (H5)
     if s.exposed or s.caught:
         close_uno_window(s, ev, seat)
     if s.pending:

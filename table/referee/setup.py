@@ -70,6 +70,7 @@ def start_round(s: State, inp: StartRound, ev: list[Event]) -> None:
     s.verdicts = s.windows = s.finish = s.held = ()
     s.score_status = ScoreStatus.OPEN
     s.spin, s.spin_due = None, False
+    s.claim = s.claimable = None
     s.lock = False
     s.last_player = s.swap_seat = -1
     s.out = 0

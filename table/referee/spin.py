@@ -55,6 +55,7 @@ def spin(s: State, inp: Spin, ev: list[Event]) -> None:
     seat = sp.seat
     if inp.seat is not None and inp.seat != seat:
         return reject(s, inp, inp.seat, f"seat {seat} spins the wheel, not seat {inp.seat} (H13)", ev)
+    s.claimable = None  # the spin is this seat's turn: too late to claim the last card (H5)
     if s.exposed or s.caught:  # the spin is this seat's turn: the last UNO window closes (U2)
         close_uno_window(s, ev, seat)
     outcome = SpinOutcome(inp.outcome)

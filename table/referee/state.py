@@ -122,6 +122,26 @@ class Window:
         return "H10" if self.kind is WindowKind.SILENT2 else "H11"
 
 
+@dataclass(frozen=True, slots=True)
+class JumpClaim:
+    """H5: `seat` held its button (at `at`, the input's clock) to say the next card that lands
+    is its jump-in."""
+
+    seat: int
+    at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimablePlay:
+    """H5: the last card seen landing on its twin, given to the turn seat `seat` (inferred):
+    another seat's hold soon after says that seat jumped in. `entry`: its log position."""
+
+    entry: int
+    at: float | None
+    seat: int
+    cards: tuple[str, ...]
+
+
 class ScoreStatus(StrEnum):
     """Where this round's score stands."""
 
@@ -170,7 +190,7 @@ class Rules:
         "flip_until_number", "first_is_dealer", "match_config", "last_card_draw", "continuous", "team_mode",
         "stack2", "stack4", "pair_on4", "no_challenge_on2", "deflect", "follow", "jump", "jump_own", "multi",
         "until", "until_number", "zero", "zero_current", "seven", "red0", "silent2", "slap9",
-        "slap_limit", "slap_penalty", "attack", "attack_max", "spin", "spin_ranks", "number_hooks",
+        "slap_limit", "slap_penalty", "attack", "attack_max", "spin", "spin_ranks", "number_hooks", "jump_claim_s",
         "stacking", "empty_match", "plain",
     )  # fmt: skip
 
@@ -206,6 +226,7 @@ class Rules:
         self.deflect, self.follow = h.deflect, h.follow_stack_colour
         self.jump = h.jump_in if h.jump_in != "off" else ""
         self.jump_own = h.jump_in_own
+        self.jump_claim_s = h.jump_in_claim_s
         self.multi = h.multi_play if h.multi_play != "off" else ""
         self.until = h.draw_until_playable != "off"
         self.until_number = h.draw_until_playable == "playable-number"
@@ -241,7 +262,7 @@ class State:
         "challenger", "challenged", "deferred", "drawn", "winner", "scores", "revealed",
         "verdicts", "windows", "turns", "seq", "history", "last_winner", "out", "live",
         "finish", "match", "lock", "last_player", "swap_seat", "exposed_seq", "score_status",
-        "held", "seating", "team_draws", "spin", "spin_due",
+        "held", "seating", "team_draws", "spin", "spin_due", "claim", "claimable",
     )  # fmt: skip
 
     def __init__(self, rules: Rules):
@@ -299,6 +320,8 @@ class State:
         self.team_draws: tuple[dict[int, str], ...] = ()  # T3: the draws so far
         self.spin: SpinState | None = None  # H13: the spin under way
         self.spin_due = False  # H13: the next turn to begin is a spin
+        self.claim: JumpClaim | None = None  # H5: a hold waiting for the next card
+        self.claimable: ClaimablePlay | None = None  # H5: a twin just given to the turn seat
 
     def copy(self) -> State:
         new = State.__new__(State)

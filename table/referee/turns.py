@@ -24,6 +24,7 @@ from table.events import Event, HandCountCorrected, IllegalPlay, Notice, PlayAcc
 from table.inputs import Draw, Pass, Play
 from table.referee import spin as spin_rule
 from table.referee.actions import action_card, take_stack
+from table.referee.claims import after_play, before_play
 from table.referee.common import (
     begin_turn,
     current_text,
@@ -63,6 +64,17 @@ def illegal(s: State, seat: int, inp: Play, reason: str, rule: str, inferred: bo
 
 
 def play(s: State, inp: Play, ev: list[Event]) -> None:
+    """Card(s) placed on the discard pile. With jump-in on, a hold may say whose they are."""
+    if s.rules.jump:  # H5: a hold before the card, or after it landed on its twin (claims)
+        top = s.top
+        inp = before_play(s, inp, ev)
+        place(s, inp, ev)
+        return after_play(s, inp, top, ev)
+    place(s, inp, ev)
+
+
+def place(s: State, inp: Play, ev: list[Event]) -> None:
+    """The card(s) judged: refused (P7) or accepted."""
     phase = s.phase
     inferred = inp.seat is None
     seat = s.turn if inferred else inp.seat
@@ -198,6 +210,7 @@ def draw_turn(s: State, inp: Draw, ev: list[Event]) -> None:
         return reject(s, inp, seat, f"no draw expected now ({phase})", ev)
     if seat != s.turn:
         return reject(s, inp, seat, f"seat {seat} drew out of turn (it is seat {s.turn}'s turn); penalty draws are counted automatically", ev)
+    s.claimable = None  # the next player acts: too late to claim the last card (H5)
     if s.pending:  # H1/H2: drawing means taking the whole stack
         if s.exposed or s.caught:
             close_uno_window(s, ev, seat)
@@ -229,6 +242,7 @@ def pass_turn(s: State, inp: Pass, ev: list[Event]) -> None:
         return reject(s, inp, seat, f"no pass expected now ({s.phase})", ev)
     if seat != s.turn:
         return reject(s, inp, seat, f"seat {seat} passed out of turn (it is seat {s.turn}'s turn)", ev)
+    s.claimable = None  # the next player acts: too late to claim the last card (H5)
     if s.pending:
         if s.exposed or s.caught:
             close_uno_window(s, ev, seat)
