@@ -35,6 +35,11 @@ Seat = Annotated[int, Field(ge=0, le=9)]
 ColourName = Literal["red", "yellow", "green", "blue"]
 Gesture = Literal["press", "double", "hold"]
 SpinOutcomeName = Literal["draw-until-colour", "down-to-two", "trade-hands"]
+# Numbers are finite and bounded: every number the log keeps is one a browser's JSON.parse
+# reads back exactly (no Infinity, no NaN, nothing past 2**53).
+Seconds = Annotated[float, Field(ge=0.0, le=1e9, allow_inf_nan=False)]  # the table clock
+Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+FrameNo = Annotated[int, Field(ge=0, le=2**53)]
 
 
 class Input:
@@ -70,8 +75,8 @@ class Flip(Input):
 
     kind: ClassVar[str] = "flip"
     card: CardId = "red-0"
-    confidence: float | None = None
-    frame: int | None = None
+    confidence: Confidence | None = None
+    frame: FrameNo | None = None
     source: str | None = None
 
 
@@ -83,10 +88,10 @@ class Play(Input):
     kind: ClassVar[str] = "play"
     cards: tuple[CardId, ...] = ()
     seat: Seat | None = None
-    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    frame: int | None = None
+    confidence: Confidence | None = None
+    frame: FrameNo | None = None
     source: str | None = None
-    at: Annotated[float | None, Field(ge=0.0)] = None  # seconds, opens timed windows (H11)
+    at: Seconds | None = None  # seconds, opens timed windows (H11)
 
 
 @dataclass(slots=True)
@@ -119,7 +124,7 @@ class SeatGesture(Input):
     kind: ClassVar[str] = "gesture"
     seat: Seat = 0
     gesture: Gesture = "press"
-    at: Annotated[float, Field(ge=0.0)] = 0.0
+    at: Seconds = 0.0
 
 
 @dataclass(slots=True)
@@ -138,7 +143,7 @@ class CallUno(Input):
 
     kind: ClassVar[str] = "call_uno"
     seat: Seat = 0
-    at: float | None = None
+    at: Seconds | None = None
 
 
 @dataclass(slots=True)
@@ -148,7 +153,7 @@ class Catch(Input):
     kind: ClassVar[str] = "catch"
     seat: Seat = 0
     target: Seat | None = None
-    at: float | None = None
+    at: Seconds | None = None
 
 
 @dataclass(slots=True)
@@ -227,7 +232,7 @@ class Attack(Input):
     it to 0..house.attack_max cards, so it stays pure and replayable."""
 
     kind: ClassVar[str] = "attack"
-    roll: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    roll: Annotated[float, Field(ge=0.0, lt=1.0, allow_inf_nan=False)] = 0.0
     seat: Seat | None = None
 
 
@@ -250,7 +255,7 @@ class Tick(Input):
     """The table clock (seconds, same clock as gesture `at`): closes timed windows (H11)."""
 
     kind: ClassVar[str] = "tick"
-    at: Annotated[float, Field(ge=0.0)] = 0.0
+    at: Seconds = 0.0
 
 
 @dataclass(slots=True)
