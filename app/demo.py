@@ -30,11 +30,13 @@ from table.referee import (
     MATCH_OVER,
     PLAY,
     ROUND_OVER,
-    effective_inputs,
+    VOLUNTARY_DRAW_RULES,
+    ScoreStatus,
     new_state,
     snapshot,
     step,
 )
+from table.replay import effective_inputs
 from table.simulator import SimOptions, Simulator
 
 #: Inputs the table's camera produces (the rest come from buttons or the host).
@@ -154,7 +156,7 @@ class DemoDriver:
 
     def _on_events(self, events: list[Event], _snap: dict) -> None:
         for e in events:
-            if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7"):
+            if type(e) is CardsDrawn and e.rule not in VOLUNTARY_DRAW_RULES:
                 if self._accept_fetch:  # the reach that accepted the four took them
                     self._accept_fetch = False
                     continue
@@ -178,7 +180,7 @@ class DemoDriver:
                 self.buttons.gesture(inp.seat, "hold")
                 self.report.button_inputs += 1
             self.camera.act("play", cards)
-            self._by_camera(inp, keep_seat=jump)
+            self._by_camera(inp)
             if kind == "play":
                 self.report.plays += 1
         elif kind == "draw":
@@ -217,17 +219,18 @@ class DemoDriver:
             self.camera.act("draw")
         self._pump(lambda: False, limit=self.camera.pending)
 
-    def _by_camera(self, truth: Input, keep_seat: bool = False) -> None:
+    def _by_camera(self, truth: Input) -> None:
         """Let the camera see the action; then check what the table logged against the truth
-        and correct it as the host would (with the seat too when `keep_seat`: the host saw
-        who jumped in)."""
+        and correct it as the host would."""
         before = len(self.hub.log)
         self._pump(lambda: len(self.hub.log) > before and self.camera.pending == 0,
                    limit=self.camera.pending + self.settle_frames)  # fmt: skip
         logged = self.hub.log.inputs()[before:]
         want = input_to_dict(truth)
-        if want["kind"] == "play" and not keep_seat:
-            want.pop("seat", None)  # the referee infers the turn seat, as at a real table
+        if want["kind"] == "play":
+            # The camera reports no seat: the referee infers the turn seat, as at a real
+            # table, or the jumper's when its hold claimed the card (H5).
+            want.pop("seat", None)
         mine = [input_to_dict(i) for i in logged]
         right = next((i for i, got in enumerate(mine) if _same_report(got, want)), None)
         fixed = None
@@ -259,15 +262,15 @@ class DemoDriver:
         a long row of overlapping cards): the host enters the hand as it is, and confirms it
         when the tracked count itself was off."""
         st = self.hub.state
-        if st.phase != ROUND_OVER or not st.held or st.held in (("scored",), ("void",)):
+        if st.phase != ROUND_OVER or st.score_status is not ScoreStatus.HELD:
             return
-        for seat, tracked, revealed in st.held:
-            want = {"kind": "reveal", "seat": seat, "cards": _hand_ids(self.sim.hands[seat])}
-            self._mismatch("score held", want, {"tracked": tracked, "revealed": revealed})
+        for held in st.held:
+            want = {"kind": "reveal", "seat": held.seat, "cards": _hand_ids(self.sim.hands[held.seat])}
+            self._mismatch("score held", want, {"tracked": held.tracked, "revealed": held.revealed})
             self.hub.submit(want, source="host")
             self.report.host_corrections += 1
         st = self.hub.state
-        if st.phase == ROUND_OVER and st.held and st.held not in (("scored",), ("void",)):
+        if st.phase == ROUND_OVER and st.score_status is ScoreStatus.HELD:
             self.hub.submit({"kind": "confirm_score", "reason": "host checked the hands"}, source="host")
             self.report.host_corrections += 1
 
@@ -322,7 +325,7 @@ class DemoDriver:
             self.report.rounds += 1
             self.report.penalties_truth += sum(
                 1 for evs in game.events for e in evs
-                if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7")
+                if type(e) is CardsDrawn and e.rule not in VOLUNTARY_DRAW_RULES
             )  # fmt: skip
         self.report.seconds = time.perf_counter() - t0
         # Penalties the table stands by: those of the log as corrected (an amended misread
@@ -331,7 +334,7 @@ class DemoDriver:
         for inp in effective_inputs(self.hub.log.inputs()):
             state, events = step(state, inp)
             table_penalties += sum(
-                1 for e in events if type(e) is CardsDrawn and e.rule not in ("P5", "P6", "H7")
+                1 for e in events if type(e) is CardsDrawn and e.rule not in VOLUNTARY_DRAW_RULES
             )  # fmt: skip
         self.report.penalties_table = table_penalties
         self.report.scores_truth = list(self.sim.state.scores)

@@ -23,17 +23,14 @@ from typing import Any
 from app.matchfiles import new_seat_tokens
 from app.observe import ObservationMapper
 from app.session import Session
-from table.cards import CARD_IDS
 from table.errors import UnoTableError
 from table.events import Event, event_from_dict
 from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
 from table.log import EventLog, MemoryLog
 from table.names import clean_names
 from table.referee import (
-    CHALLENGE,
     COLOUR,
     IDLE,
-    IN_ROUND,
     MATCH_OVER,
     ROUND_OVER,
     State,
@@ -43,8 +40,6 @@ from table.rules import PRESETS, RulesConfig, load_rules
 
 #: Host commands handled by the hub itself (the rest are referee inputs).
 HOST_COMMANDS = ("setup", "rules", "start", "pause", "resume", "end-round", "new-match")
-#: H5: how long a seat's hold may come before or after the card it claims (seconds).
-JUMP_CLAIM_S = 5.0
 
 Listener = Callable[[list[Event], dict[str, Any]], None]
 
@@ -130,8 +125,6 @@ class TableHub:
         self.paused = False
         self.feed = Feed()
         self.mapper = ObservationMapper()
-        self._jump_claim: tuple[int, float] | None = None  # (seat, clock) of a hold before the card
-        self._last_camera_play: tuple[int, dict, float, int] | None = None  # (log entry, input, clock, seat)
         self.camera_status: dict[str, Any] = {"status": "none", "message": None}
         self._listeners: list[Listener] = []
         self._queue: queue.Queue[tuple[dict[str, Any] | Any, str, Future] | None] = queue.Queue()
@@ -222,31 +215,13 @@ class TableHub:
             if mapped is None:
                 return {"ok": True, "ignored": why, "events": []}
             command = mapped
-            claim = self._jump_claim
-            if mapped["kind"] == "play" and claim is not None:
-                self._jump_claim = None
-                if self.clock() - claim[1] <= JUMP_CLAIM_S:
-                    command = {**mapped, "seat": claim[0]}  # H5: claimed just before it landed
         inp = parse_input(command)
         self._check_source(inp, source)
-        if self._is_jump_claim(inp):
-            amend = self._claim_jump(inp.seat)
-            if amend is None:
-                return {"ok": True, "ignored": f"seat {inp.seat} claims the next card (jump-in)", "events": []}
-            inp = parse_input(amend)
         with self._lock:
-            under = self.state.top
             self._source = source
+            # H5: a seat's hold before or after a card says who jumped in; the referee decides
+            # (table.referee.claims), on the inputs' own times.
             events = self.session.apply(inp)  # checked, logged (committed), then applied
-            if inp.kind == "play":
-                self._jump_claim = None  # a claim is for the next card, whoever reported it
-                # Only a card the camera saw land on its twin, given to the turn seat, can be
-                # claimed afterwards (H5).
-                twin = under >= 0 and CARD_IDS[under] == inp.cards[0]
-                seen = getattr(inp, "source", None) == "camera" and inp.seat is None
-                self._last_camera_play = (
-                    (len(self.log), input_to_dict(inp), self.clock(), self.state.last_player) if twin and seen else None
-                )
             self.mapper.note_events(events)
             snap = snapshot(self.state)
         for listener in list(self._listeners):
@@ -261,39 +236,6 @@ class TableHub:
             return self.mapper.to_input(obs, self.state)
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             raise CommandError(f"observation: not the shape vision reports ({exc.__class__.__name__}: {exc})") from None
-
-    # ----- H5: who jumped in (the camera sees the card, not the hand's owner)
-
-    def _is_jump_claim(self, inp: Any) -> bool:
-        """With jump-in on, a hold by a seat whose turn it is not (otherwise meaningless), or
-        by any seat just after a card landed on its twin, says "that card was mine"."""
-        st = self.state
-        if not (inp.kind == "gesture" and inp.gesture == "hold" and st.rules.jump):
-            return False
-        if st.phase == CHALLENGE and inp.seat == st.challenger:
-            return False  # the seat told to draw four declines the challenge
-        # Right after a twin landed, whatever that card did (the turn passed to the holder,
-        # a colour to name, the round over for the seat it was given to), it was the holder's.
-        if self._claimable_play(inp.seat) is not None:
-            return True
-        return st.phase in IN_ROUND and st.phase != CHALLENGE and inp.seat != st.turn
-
-    def _claimable_play(self, seat: int) -> tuple[int, dict, float, int] | None:
-        """The camera's card on its twin of a moment ago, given to a seat other than `seat`."""
-        last = self._last_camera_play
-        if last is not None and self.clock() - last[2] <= JUMP_CLAIM_S and last[3] != seat:
-            return last
-        return None
-
-    def _claim_jump(self, seat: int) -> dict[str, Any] | None:
-        """The camera's last play, a moment ago, becomes `seat`'s jump-in (an amend, logged
-        like a host correction); with no such play yet, the claim waits for the next card."""
-        last = self._claimable_play(seat)
-        if last is not None:
-            self._last_camera_play = None
-            return {"kind": "amend", "target": last[0], "input": {**last[1], "seat": seat}}
-        self._jump_claim = (seat, self.clock())
-        return None
 
     def _check_source(self, inp: Any, source: str) -> None:
         """A phone that joined seat N acts only for seat N."""

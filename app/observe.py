@@ -7,13 +7,14 @@ observation and the referee's state, and vision never calls the referee.
 
 - cards placed on the discard pile: the starter card while a deal waits for it (S3), a play
   in a round (attributed to the turn seat by the referee, marked inferred), else ignored;
-- cards laid face up in the reveal zone: the challenged hand (W3) or the next hand to score
-  at the end of a round (R1), in seat order;
-- a hand reaching into the draw pile: a voluntary draw by the turn seat (P5/P6, each reach of
-  H7's draw until playable), unless a
-  draw the referee ordered (penalty, Draw Two, Wild Draw Four) is still to be fetched: a
-  player taking a penalty reaches into the pile too, and that reach is not a new draw. The
-  seat told to draw four that reaches instead of challenging accepts the four.
+- cards laid face up in the reveal zone: the hand the referee says it is
+  (`table.referee.reveal_owner`: the challenged hand, W3, or the next hand to score, R1);
+- a hand reaching into the draw pile: what the referee says a reach is
+  (`table.referee.draw_reach`: a turn's draw, each reach of H7's drawing, the seat told to
+  draw four accepting them, H13's draw until a colour), unless a draw the referee ordered
+  (penalty, Draw Two, Wild Draw Four) is still to be fetched: a player taking a penalty
+  reaches into the pile too, and that reach is not a new draw (the rule codes of the draws a
+  seat makes itself are `table.referee.VOLUNTARY_DRAW_RULES`).
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from __future__ import annotations
 from typing import Any
 
 from table.events import CardsDrawn, Event, TurnStarted
-from table.referee import CHALLENGE, DRAWN, FLIP, IN_ROUND, PLAY, REVEAL, ROUND_OVER, State
-
-#: Voluntary draws (the player's own choice) are reported by the camera; every other
-#: CardsDrawn comes from a draw the referee ordered and that the table still has to fetch.
-_VOLUNTARY = {"P5", "P6", "H7"}
+from table.referee import (
+    CHALLENGE,
+    FLIP,
+    IN_ROUND,
+    ROUND_OVER,
+    VOLUNTARY_DRAW_RULES,
+    State,
+    draw_reach,
+    reveal_owner,
+)
 
 
 class ObservationMapper:
@@ -43,7 +49,7 @@ class ObservationMapper:
     def note_events(self, events: list[Event]) -> None:
         """Feed every event the referee emits (in order)."""
         for e in events:
-            if type(e) is CardsDrawn and e.rule not in _VOLUNTARY:
+            if type(e) is CardsDrawn and e.rule not in VOLUNTARY_DRAW_RULES:
                 if self._accepting:
                     self._accepting = False  # the reach that accepted the draw was its fetch
                     continue
@@ -72,20 +78,13 @@ class ObservationMapper:
             return None, f"cards placed while the game is in phase '{phase}': ignored"
         if kind == "reveal":
             cards = [c["card"] for c in obs.get("cards", []) if c["card"] != "back"]
-            if phase == REVEAL:
-                seat, purpose = state.challenged, "challenge"
-            elif phase == ROUND_OVER:
-                waiting = [
-                    x for x in range(state.rules.n)
-                    if x != state.winner and x not in state.revealed and state.hands[x] > 0
-                ]  # fmt: skip
-                if not waiting:
-                    self.partial_reveal = None
-                    return None, "every hand is already scored"
-                seat, purpose = waiting[0], "scoring"
-            else:
+            owner = reveal_owner(state)  # the referee says whose hand this is
+            if owner is None:
                 self.partial_reveal = None
+                if phase == ROUND_OVER:
+                    return None, "every hand is already scored"
                 return None, f"cards revealed while the game is in phase '{phase}': ignored"
+            seat, purpose = owner
             if not cards:  # the zone was cleared: a hand still short of its count is used as is
                 held, self.partial_reveal = self.partial_reveal, None
                 if held:
@@ -100,12 +99,10 @@ class ObservationMapper:
             if self.owed_reaches > 0:
                 self.owed_reaches -= 1
                 return None, "fetching a draw the referee ordered"
-            if phase == CHALLENGE and state.challenger >= 0:
-                # The seat told to draw four reaches for them: no challenge, it draws (W2).
-                self._accepting = True
-                return {"kind": "draw", "seat": state.challenger, **meta}, "draws the Wild Draw Four (no challenge)"
-            if phase == PLAY or (phase == DRAWN and state.rules.until):
-                # H7: drawing until playable is one reach per card, the turn staying in DRAWN.
-                return {"kind": "draw", **meta}, "voluntary draw (inferred)"
-            return None, f"a reach into the draw pile in phase '{phase}': ignored"
+            draw, why = draw_reach(state)  # the referee says what the reach is
+            if draw is None:
+                return None, why
+            if phase == CHALLENGE:
+                self._accepting = True  # the reach that accepts the four fetches them too
+            return {"kind": "draw", **({"seat": draw.seat} if draw.seat is not None else {}), **meta}, why
         return None, f"'{kind}' observations carry no input"

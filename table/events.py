@@ -548,6 +548,76 @@ class LauncherFired(Event):
         return f"launcher (H12): seat {self.seat} takes {self.count} card(s)"
 
 
+@dataclass(slots=True)
+class JumpClaimed(Event):
+    """H5: `seat` held its button just after `cards` landed on their twin and were given to
+    `given`: the play (log entry `entry`) is `seat`'s jump-in; the state was rebuilt."""
+
+    kind: ClassVar[str] = "jump_claimed"
+    seat: int
+    given: int
+    entry: int
+    cards: tuple[str, ...]
+    rule: str = "H5"
+    inferred: bool = False
+
+    def text(self) -> str:
+        return (f"seat {self.seat} jumped in with {', '.join(self.cards)} (given to seat {self.given}, "
+                f"log entry {self.entry}): state rebuilt ({self.rule})")
+
+
+@dataclass(slots=True)
+class SpinNeeded(Event):
+    """H13: `seat` spins the wheel (the dashboard shows the spinner; `buzzer` for the seat)."""
+
+    kind: ClassVar[str] = "spin_needed"
+    seat: int
+    rule: str = "H13"
+    buzzer: str = "spin"
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat}: spin the wheel ({self.rule})"
+
+
+_SPIN_TEXT = {
+    "draw-until-colour": "draw until a {colour} card comes",
+    "down-to-two": "lay down every card but two",
+    "trade-hands": "every hand passes on",
+}
+
+
+@dataclass(slots=True)
+class SpinResult(Event):
+    """H13: the wheel's outcome for `seat` (`colour` for draw-until-colour)."""
+
+    kind: ClassVar[str] = "spin_result"
+    seat: int
+    outcome: str
+    colour: str | None = None
+    inferred: bool = False
+    rule: str = "H13"
+
+    def text(self) -> str:
+        what = _SPIN_TEXT.get(self.outcome, self.outcome).format(colour=self.colour)
+        return f"seat {self.seat} spins: {what} ({self.rule}){_inf(self)}"
+
+
+@dataclass(slots=True)
+class CardsDiscarded(Event):
+    """H13 down-to-two: `seat` laid `cards` on the discard pile at once (no card effects)."""
+
+    kind: ClassVar[str] = "cards_discarded"
+    seat: int
+    cards: tuple[str, ...]
+    left: int
+    rule: str = "H13"
+    inferred: bool = False
+
+    def text(self) -> str:
+        return f"seat {self.seat} lays down {len(self.cards)} card(s), {self.left} left ({self.rule}){_inf(self)}"
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     c.kind: c for c in Event.__subclasses__()  # type: ignore[attr-defined]
 }

@@ -34,6 +34,7 @@ CardId = Annotated[str, AfterValidator(_card)]
 Seat = Annotated[int, Field(ge=0, le=9)]
 ColourName = Literal["red", "yellow", "green", "blue"]
 Gesture = Literal["press", "double", "hold"]
+SpinOutcomeName = Literal["draw-until-colour", "down-to-two", "trade-hands"]
 # Numbers are finite and bounded: every number the log keeps is one a browser's JSON.parse
 # reads back exactly (no Infinity, no NaN, nothing past 2**53).
 Seconds = Annotated[float, Field(ge=0.0, le=1e9, allow_inf_nan=False)]  # the table clock
@@ -236,6 +237,20 @@ class Attack(Input):
 
 
 @dataclass(slots=True)
+class Spin(Input):
+    """H13 UNO Spin: the wheel's outcome for the seat that spins (the dashboard's virtual
+    spinner, or the host correcting it). The wheel turns outside the referee:
+    `table.referee.spin_wheel(roll)` maps a roll in [0, 1) to its segments. `colour`: the
+    colour to draw until (draw-until-colour only)."""
+
+    kind: ClassVar[str] = "spin"
+    outcome: SpinOutcomeName = "trade-hands"
+    colour: ColourName | None = None
+    seat: Seat | None = None
+    source: str | None = None
+
+
+@dataclass(slots=True)
 class Tick(Input):
     """The table clock (seconds, same clock as gesture `at`): closes timed windows (H11)."""
 
@@ -267,7 +282,7 @@ INPUT_TYPES: dict[str, type[Input]] = {
     for cls in (
         StartRound, DealerDraw, Flip, Play, Draw, Pass, SeatGesture, NameColour, CallUno,
         Catch, Challenge, Reveal, CorrectCount, HostPenalty, Amend, Undo, SwapHands, Attack,
-        Tick, EndRound, ConfirmScore,
+        Spin, Tick, EndRound, ConfirmScore,
     )
 }  # fmt: skip
 _ADAPTERS: dict[str, TypeAdapter] = {}

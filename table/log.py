@@ -19,7 +19,8 @@ from typing import Any
 from table.cards import FACE_OF
 from table.errors import LogError
 from table.inputs import INPUT_TYPES, Input, InputError, input_to_dict, parse_input
-from table.referee import State, advance, check_input, new_state
+from table.referee import State
+from table.replay import ReplayError, replay
 from table.rules import RulesConfig
 
 FORMAT = "uno-table-log"
@@ -223,13 +224,9 @@ class EventLog:
 
 
 def rebuild_state(rules: RulesConfig, inputs: list[Input], where: str = "log") -> State:
-    """Replay logged inputs, checking each as the live table did; an entry that cannot apply
-    (a damaged or hand-edited log) gives LogError naming it instead of a crash."""
-    state = new_state(rules)
-    for seq, inp in enumerate(inputs, 1):
-        try:
-            check_input(state, inp)
-        except InputError as exc:
-            raise LogError(f"{where}: entry {seq} cannot be replayed: {exc}") from None
-        advance(state, inp)
-    return state
+    """Replay logged inputs (``table.replay``), checking each as the live table did; an entry
+    that cannot apply (a damaged or hand-edited log) gives LogError naming it."""
+    try:
+        return replay(rules, inputs, check=True)
+    except ReplayError as exc:
+        raise LogError(f"{where}: {exc}") from None

@@ -161,6 +161,12 @@ class HouseRules(BaseModel):
         description="H2 seed 003 variant: a same-colour pair of Draw Twos may cover a pending "
         "Wild Draw Four; a single Draw Two may not cover a pair.",
     )
+    no_challenge_on_draw2: bool = Field(
+        False,
+        description="W4 option (seed 004): a Wild Draw Four added on a pending Draw Two cannot "
+        "be challenged, nor any Wild Draw Four after it in that chain; only a Wild Draw Four "
+        "that starts a chain can. Off: the first Wild Draw Four of a chain may be (seed 002).",
+    )
     deflect: bool = Field(
         False,
         description="H3: on a pending Draw Two, a same-colour Skip passes the count to the player "
@@ -175,6 +181,12 @@ class HouseRules(BaseModel):
         "'number-only' (seed 004) or 'coloured-only' (no wild cards, seed 003).",
     )
     jump_in_own: bool = Field(True, description="H5 (seed 004): a player may jump in on their own card.")
+    jump_in_claim_s: float = Field(
+        5.0, gt=0.0, le=60.0,
+        description="H5: the camera sees a card land, not whose hand laid it: a seat's hold up to "
+        "this many seconds before the card, or after a card that landed on its twin, says the "
+        "seat jumped in (measured on the inputs' own times: the hold's and the play's `at`).",
+    )  # fmt: skip
     multi_play: Literal["off", "same-rank", "identical-pair"] = Field(
         "off",
         description="H6: 'same-rank' = several cards of one number or symbol in one turn (n "
@@ -211,6 +223,17 @@ class HouseRules(BaseModel):
         "the table says how many cards it gives, 0..attack_max, from a roll in the input.",
     )
     attack_max: int = Field(4, ge=1, le=10, description="H12: most cards one launcher press gives.")
+    spin: bool = Field(
+        False,
+        description="H13 UNO Spin (seed 003): a card that carries the spin makes the player "
+        "whose turn comes next spin the (virtual) wheel instead of playing: draw until a colour "
+        "comes, lay down every card but two, or every hand passes on.",
+    )
+    spin_cards: list[Literal["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "reverse"]] = Field(
+        default_factory=lambda: ["7"], min_length=1, max_length=12,
+        description="H13: the ranks that carry the spin (a standard deck has no spin symbol): "
+        "number cards, Skip, Reverse.",
+    )  # fmt: skip
 
 
 class TeamsConfig(BaseModel):
@@ -269,12 +292,20 @@ class RulesConfig(BaseModel):
             problems.append("house.follow_stack_colour needs house.stack_draw2 or house.stack_draw4")
         if h.draw2_pair_on_draw4 and not h.stack_draw4:
             problems.append("house.draw2_pair_on_draw4 needs house.stack_draw4 (a pair covers a stacked Wild Draw Four)")
+        if h.no_challenge_on_draw2 and not h.stack_draw4:
+            problems.append("house.no_challenge_on_draw2 needs house.stack_draw4 (a Wild Draw Four added on a Draw Two)")
         if h.seven_o_zero != "any" and not h.seven_o:
             problems.append("house.seven_o_zero needs house.seven_o")
         if not h.seven_o_seven and not h.seven_o:
             problems.append("house.seven_o_seven=false needs house.seven_o")
         if h.jump_in == "off" and not h.jump_in_own:
             problems.append("house.jump_in_own=false needs house.jump_in")
+        if h.jump_in == "off" and h.jump_in_claim_s != 5.0:
+            problems.append("house.jump_in_claim_s needs house.jump_in")
+        if h.spin_cards != ["7"] and not h.spin:
+            problems.append("house.spin_cards needs house.spin")
+        if h.spin and "7" in h.spin_cards and h.seven_o and h.seven_o_seven:
+            problems.append("house.spin_cards has 7 while house.seven_o_seven swaps hands on a 7: a 7 cannot do both")
         if h.attack_mode and h.draw_until_playable != "off":
             problems.append("house.attack_mode and house.draw_until_playable both replace the turn's draw: choose one")
         if self.scoring.format == "continuous" and self.players < 3:
@@ -325,7 +356,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "scoring": {"last_card_action": "draw-one"},
         "house": {
             "stack_draw2": True, "stack_draw4": True, "deflect": True, "follow_stack_colour": True,
-            "jump_in": "any", "multi_play": "identical-pair", "draw_until_playable": "playable-number",
+            "no_challenge_on_draw2": True, "jump_in": "any", "multi_play": "identical-pair", "draw_until_playable": "playable-number",
             "seven_o": True, "seven_o_zero": "current-colour", "seven_o_seven": False,
             "red0_draw10": True, "silent2": True, "slap9": True,
         },
@@ -362,6 +393,7 @@ _TABLE_ROWS: tuple[tuple[str, str, str], ...] = (
     ("H1", "house.stack_draw2", "stack Draw Two"),
     ("H2", "house.stack_draw4", "stack Wild Draw Four"),
     ("H2", "house.draw2_pair_on_draw4", "pair of Draw Twos covers a Draw Four"),
+    ("W4", "house.no_challenge_on_draw2", "no challenge of a Wild Draw Four on a Draw Two (seed 004)"),
     ("H3", "house.deflect", "deflect with Skip / Reverse"),
     ("H4", "house.follow_stack_colour", "follow the stack's colour"),
     ("H5", "house.jump_in", "jump-in"),
@@ -374,6 +406,8 @@ _TABLE_ROWS: tuple[tuple[str, str, str], ...] = (
     ("H10", "house.silent2", "Silent 2"),
     ("H11", "house.slap9", "Slap 9"),
     ("H12", "house.attack_mode", "attack mode"),
+    ("H13", "house.spin", "UNO Spin (a virtual wheel)"),
+    ("H13", "house.spin_cards", "cards that carry the spin"),
 )
 
 
@@ -391,6 +425,8 @@ def presets_markdown() -> str:
     configs = [RulesConfig.model_validate(PRESETS[n]) for n in names]
 
     def cell(v: Any) -> str:
+        if isinstance(v, list):
+            return ", ".join(map(str, v))
         if v is True:
             return "yes"
         if v is False:
@@ -410,7 +446,8 @@ def presets_markdown() -> str:
     ]
     for rule, path, label in _TABLE_ROWS:
         values = [
-            "-" if path.startswith("house.seven_o_") and not c.house.seven_o else cell(_get(c, path))
+            "-" if (path.startswith("house.seven_o_") and not c.house.seven_o)
+            or (path == "house.spin_cards" and not c.house.spin) else cell(_get(c, path))
             for c in configs
         ]
         lines.append(f"| {rule} | {label} (`{path}`) | " + " | ".join(values) + " |")
@@ -422,7 +459,9 @@ def presets_markdown() -> str:
         "  deflect and colour following, identical pairs, draw until a playable number card,",
         "  jump-in, only a 0 of the current colour rotates hands (no 7 swap in that text), red 0",
         "  Draw Ten, Silent 2, Slap 9, Wild Draw Four only with no other playable card, only a",
-        "  drawn number card may be played at once, and no going out on an action card (R7).",
+        "  drawn number card may be played at once, and no going out on an action card (R7);",
+        "  with seed 004's stacking rule that a Wild Draw Four added on a Draw Two cannot be",
+        "  challenged (W4 option).",
         "- `no-mercy-lite`: the spirit of UNO No Mercy with the standard deck: stack Draw Twos and",
         "  Draw Fours, deflect, multi-play of one rank, draw until playable, Seven-O. No jump-in",
         "  and no seat-button games, so a table of strangers can follow it.",

@@ -51,6 +51,7 @@ from table.inputs import (
     Flip,
     Input,
     NameColour,
+    Pass,
     Play,
     Reveal,
     SeatGesture,
@@ -69,14 +70,18 @@ from table.referee import (
     PLAY,
     REVEAL,
     ROUND_OVER,
+    SPIN,
     SWAP,
     Rules,
+    SpinOutcome,
     State,
-    _may_jump_in,
-    _stack_reason,
-    _until_stop,
+    WindowKind,
     advance,
     is_playable,
+    may_jump_in,
+    spin_wheel,
+    stack_reason,
+    until_stop,
     wild_draw4_allowed,
 )
 from table.rules import RulesConfig
@@ -84,7 +89,6 @@ from table.rules import RulesConfig
 POLICIES = ("random", "greedy")
 _DECK = deck_faces()
 _WATCHED = frozenset({CardsDrawn, DeckReshuffled, IllegalPlay, ChallengeResolved, HandsMoved, ScoreHeld})
-_SELF_DRAWN = frozenset({"P5", "H7"})  # draws the simulated player made and reported itself
 
 
 @dataclass
@@ -188,7 +192,7 @@ class Simulator:
             if t not in _WATCHED:
                 continue
             if t is CardsDrawn:
-                if e.rule not in _SELF_DRAWN:  # the simulator took its own draws itself
+                if e.cards is None:  # a draw the player reported came with its cards, taken already
                     self._take(e.seat, e.count)
             elif t is DeckReshuffled:
                 if self._reshuffled_early:
@@ -273,7 +277,7 @@ class Simulator:
                 self._draw(seat)
             return
         if st.windows and r.silent2 and opt.sound_rate and rng.random() < opt.sound_rate:
-            if any(w[0] == "silent2" for w in st.windows):
+            if any(w.kind is WindowKind.SILENT2 for w in st.windows):
                 self._press(self._random_live(), "press")  # someone made a sound (H10)
                 return
         if phase == PLAY:
@@ -309,7 +313,7 @@ class Simulator:
                 ok = False
             if ok:
                 self._play(seat, face)
-            elif r.until and not _until_stop(st, face) and (self.pile or len(self.discard) > 1):
+            elif r.until and not until_stop(st, face) and (self.pile or len(self.discard) > 1):
                 self._draw(seat)  # H7: keep drawing
             else:
                 self._press(seat, "hold")  # pass after drawing
@@ -328,6 +332,8 @@ class Simulator:
         elif phase == REVEAL:
             seat = st.challenged
             self.feed(Reveal(seat=seat, cards=tuple(CARD_IDS[f] for f in self.hands[seat])), {"seat": seat})
+        elif phase == SPIN:
+            self._spin()
         elif phase == SWAP:
             seat = st.swap_seat
             # H8: swap with the seat holding the fewest cards (ties: the nearest seat number)
@@ -352,7 +358,7 @@ class Simulator:
         for x in range(self.n):
             if x == st.turn or top not in self.hands[x]:
                 continue
-            if not _may_jump_in(st, x, [top]):
+            if not may_jump_in(st, x, [top]):
                 continue
             if top == WILD_DRAW4 and not wild_draw4_allowed(st, self.hands[x]):
                 continue
@@ -365,11 +371,11 @@ class Simulator:
         for f in hand:
             if f == WILD_DRAW4 and not wild_draw4_allowed(st, hand):
                 continue
-            if _stack_reason(st, [f]) is None:
+            if stack_reason(st, [f]) is None:
                 return [f]
         if self.rules.pair_on4:
             for f in hand:
-                if FACE_RANK[f] == DRAW2 and hand.count(f) >= 2 and _stack_reason(st, [f, f]) is None:
+                if FACE_RANK[f] == DRAW2 and hand.count(f) >= 2 and stack_reason(st, [f, f]) is None:
                     return [f, f]
         return None
 
@@ -460,7 +466,7 @@ class Simulator:
         """H11: every seat in the game slaps the 9 after its own reaction time; a slow seat
         may never press, and the table clock (a tick) closes the window."""
         st = self.state
-        if not any(w[0] == "slap9" and not w[3] for w in st.windows):
+        if not any(w.kind is WindowKind.SLAP9 and not w.presses for w in st.windows):
             return
         rng = self.rng
         t0 = self.clock if start is None else start
@@ -475,14 +481,46 @@ class Simulator:
         for t, x in presses:
             self.feed(SeatGesture(seat=x, gesture="press", at=t), {"seat": x} if self.record else None)
         self.clock = max([t0] + [t for t, _ in presses]) + 0.1
-        if any(w[0] == "slap9" for w in st.windows):
+        if any(w.kind is WindowKind.SLAP9 for w in st.windows):
             self.clock = t0 + self.rules.slap_limit + 0.5
             self.feed(Tick(at=self.clock))
+
+    def _spin(self) -> None:
+        """H13: spin the wheel with a seeded roll, then do what it says: draw until the
+        colour comes (each card reported), or lay down every card but two (the most points
+        first; a wild on top is named like any wild)."""
+        st = self.state
+        sp = st.spin
+        seat = sp.seat
+        if sp.outcome is None:
+            self.clock += 0.5
+            self.feed(spin_wheel(self.rng.random()), {"seat": seat})
+            return
+        hand = self.hands[seat]
+        if sp.outcome is SpinOutcome.DRAW_UNTIL_COLOUR:
+            if not self.pile:
+                if len(self.discard) <= 1:
+                    self._press(seat, "hold")  # nothing left to draw: the spin is over
+                    return
+                self._reshuffle()
+                self._reshuffled_early = True
+            face = self.pile.pop()
+            hand.append(face)
+            self.clock += 0.5
+            self.feed(Draw(cards=(CARD_IDS[face],)), {"seat": seat, "card": CARD_IDS[face]})
+            return
+        keep = sorted(hand, key=lambda f: (f >= WILD, FACE_RANK[f] if f < WILD else 0))[:2]
+        down = list(hand)
+        for f in keep:
+            down.remove(f)
+        self._play_cards(seat, down)
 
     def _draw(self, seat: int) -> None:
         if not self.pile:
             if len(self.discard) <= 1:
-                self._press(seat, "hold")  # nothing to draw at all: pass
+                # nothing to draw at all: pass (a Pass, not a hold, which may claim a twin, H5)
+                self.clock += 0.5
+                self.feed(Pass(seat=seat), {"seat": seat})
                 return
             self._reshuffle()
             self._reshuffled_early = True

@@ -167,10 +167,11 @@ def test_a_jump_in_is_the_seat_whose_button_holds_after_the_card_lands():
         hs = hub.state.rules.hand_size
         hub.submit(_seen("red-3"), source="camera")  # its twin: read as seat 2's turn play
         assert hub.state.hands[2] == hs - 1
-        hub.submit({"kind": "gesture", "seat": 3, "gesture": "hold", "at": 1.0}, source="button")
-        # Seat 3 claimed it: the entry is amended (logged), the state rebuilt.
+        out = hub.submit({"kind": "gesture", "seat": 3, "gesture": "hold", "at": 1.0}, source="button")
+        # Seat 3 claimed it: the referee gives it the play (the hold is logged as it came; the
+        # state is the replay with the play given to seat 3).
         assert hub.state.hands[2] == hs and hub.state.hands[3] == hs - 1 and hub.state.turn == 0
-        assert hub.log.inputs()[-1].kind == "amend"
+        assert [e["kind"] for e in out["events"]] == ["jump_claimed"] and hub.log.inputs()[-1].kind == "gesture"
     finally:
         hub.stop()
 
@@ -182,10 +183,10 @@ def test_a_hold_before_the_card_claims_the_next_card_and_a_plain_play_is_never_c
         hub.submit(_seen("red-3"), source="camera")  # seat 1, not a twin of red 5: no jump-in
         n = len(hub.log)
         out = hub.submit({"kind": "gesture", "seat": 3, "gesture": "hold", "at": 1.0}, source="button")
-        assert "claims the next card" in out["ignored"] and len(hub.log) == n  # nothing amended
+        assert "claims the next card" in out["events"][0]["text"] and len(hub.log) == n + 1  # nothing amended
         hub.submit(_seen("red-3"), source="camera")
         hs = hub.state.rules.hand_size
-        assert hub.log.inputs()[-1].seat == 3 and hub.state.hands[3] == hs - 1 and hub.state.hands[2] == hs
+        assert hub.state.last_player == 3 and hub.state.hands[3] == hs - 1 and hub.state.hands[2] == hs
         off = started(TableHub(MemoryLog(preset("official")))).start()
         try:  # without jump-in a hold out of turn is refused by the referee, as before
             r = off.submit({"kind": "gesture", "seat": 3, "gesture": "hold", "at": 1.0}, source="button")

@@ -11,6 +11,7 @@ from table.rules import load_rules
 from table.scenario import Scenario
 
 STACK = {"stack_draw2": True, "stack_draw4": True}
+SEED_002_CHALLENGE = {"no_challenge_on_draw2": False}  # seed-house without seed 004's W4 option
 
 
 def _t(starter="blue-5", **house):
@@ -188,9 +189,10 @@ def test_innocent_chain_challenger_draws_the_whole_count_plus_two():
 @pytest.mark.rule("W3", "W4", "W2")
 def test_seed_002_draw_four_on_a_pending_draw_two_is_judged_by_what_could_answer_the_stack():
     """Issue 15: facing a +2, only a +2, a +4 or a same-colour Skip / Reverse may be played
-    (H1-H3), so a blue 3 held was not playable: the +4 was legal (W2, no other playable card)."""
+    (H1-H3), so a blue 3 held was not playable: the +4 was legal (W2, no other playable card).
+    Seed 004's option is turned off: seed 002 lets the first +4 of the chain be challenged."""
     hand = ("blue-3", "green-7", "yellow-1", "red-5", "green-1", "yellow-8")
-    t = Scenario(preset="seed-house", starter="blue-5")
+    t = Scenario(preset="seed-house", starter="blue-5", house=SEED_002_CHALLENGE)
     t.play("blue-draw2")
     t.play("wild-draw4")
     t.colour("red")
@@ -200,7 +202,7 @@ def test_seed_002_draw_four_on_a_pending_draw_two_is_judged_by_what_could_answer
     assert not res.guilty and (res.drawer, res.count, res.rule) == (3, 2 + 4 + 2, "W4")
     assert t.hands[3] == 15 and t.hands[2] == 6 and t.turn == 0
     for answer in ("blue-skip", "blue-reverse", "green-draw2"):  # could have answered the +2
-        u = Scenario(preset="seed-house", starter="blue-5")
+        u = Scenario(preset="seed-house", starter="blue-5", house=SEED_002_CHALLENGE)
         u.play("blue-draw2")
         u.play("wild-draw4")
         u.colour("red")
@@ -209,13 +211,52 @@ def test_seed_002_draw_four_on_a_pending_draw_two_is_judged_by_what_could_answer
         res = u.one("challenge_resolved")
         assert res.guilty and (res.drawer, res.count) == (2, 4), answer
         assert u.hands[3] == 7 and u.hands[2] == 10
-    v = Scenario(preset="seed-house", starter="blue-5")
+    v = Scenario(preset="seed-house", starter="blue-5", house=SEED_002_CHALLENGE)
     v.play("blue-draw2")
     v.play("wild-draw4")
     v.colour("red")
     v.press(3)
     v.reveal(2, "red-skip", *hand[1:])  # a Skip of another colour cannot deflect a blue +2
     assert not v.one("challenge_resolved").guilty
+
+
+@pytest.mark.rule("W4", "H2")
+def test_seed_004_a_draw_four_added_on_a_draw_two_cannot_be_challenged():
+    t = _t(no_challenge_on_draw2=True, **STACK)
+    t.play("blue-draw2")
+    t.play("wild-draw4")
+    t.colour("red")
+    assert t.find("challenge_offered") == [] and t.snap["phase"] == "play" and t.turn == 3
+    t.press(3)  # no challenge to make: the press is a (false) UNO call
+    assert t.one("penalty_ordered").rule == "U4"
+    t.play("wild-draw4")  # seat 3 adds: the second +4 is not challengeable either
+    t.colour("green")
+    assert t.find("challenge_offered") == [] and t.turn == 0
+    t.draw()
+    pen = t.one("penalty_ordered")
+    assert (pen.seat, pen.count, pen.rule) == (0, 10, "H2")
+    u = _t(no_challenge_on_draw2=True, **STACK)  # a +4 on an empty pile is challenged as ever
+    u.play("wild-draw4")
+    u.colour("red")
+    assert u.one("challenge_offered").seat == 2
+    v = _t(**STACK)  # option off (W4 as RULES.md reads seed 002): the +4 on a +2 may be challenged
+    v.play("blue-draw2")
+    v.play("wild-draw4")
+    v.colour("red")
+    assert v.one("challenge_offered").count == 6
+
+
+@pytest.mark.rule("W4")
+def test_seed_004_option_is_in_seed_house_and_needs_stacked_draw_fours():
+    assert load_rules("seed-house").house.no_challenge_on_draw2
+    assert not load_rules("official").house.no_challenge_on_draw2
+    with pytest.raises(ConfigError, match="house.no_challenge_on_draw2 needs house.stack_draw4"):
+        load_rules(overrides={"house": {"no_challenge_on_draw2": True, "stack_draw2": True}})
+    t = Scenario(preset="seed-house", starter="blue-5")
+    t.play("blue-draw2")
+    t.play("wild-draw4")
+    t.colour("red")
+    assert t.find("challenge_offered") == [] and t.turn == 3
 
 
 @pytest.mark.rule("H2", "U2", "P9")
@@ -310,6 +351,66 @@ def test_a_jump_in_with_a_seven_still_swaps():
     t.set_count(3, 2)
     t.send(SwapHands(target=3))
     assert t.hands[0] == 2 and t.hands[3] == 6 and t.turn == 1
+
+
+@pytest.mark.rule("H5")
+def test_a_hold_just_before_the_card_claims_it_on_the_inputs_clock():
+    t = _t(jump_in="any")
+    t.play("blue-7")  # seat 1; seat 2's turn
+    t.send(SeatGesture(seat=0, gesture="hold", at=10.0))  # seat 0: "the next card is mine"
+    assert "claims the next card" in t.one("notice").reason and t.state.claim.seat == 0
+    t.send(Play(cards=("blue-7",), at=11.5))  # the camera sees the card, not whose it is
+    acc = t.one("play_accepted")
+    assert (acc.seat, acc.inferred) == (0, False) and t.hands[0] == 6 and t.turn == 1
+    late = _t(jump_in="any")
+    late.play("blue-7")
+    late.send(SeatGesture(seat=0, gesture="hold", at=10.0))
+    late.send(Play(cards=("blue-7",), at=15.5))  # 5.5 s later: outside the 5 s window
+    assert late.one("play_accepted").seat == 2 and late.state.claim is None
+    wide = _t(jump_in="any", jump_in_claim_s=8.0)
+    wide.play("blue-7")
+    wide.send(SeatGesture(seat=0, gesture="hold", at=10.0))
+    wide.send(Play(cards=("blue-7",), at=15.5))
+    assert wide.one("play_accepted").seat == 0
+
+
+@pytest.mark.rule("H5")
+def test_a_hold_just_after_a_twin_landed_makes_it_the_holder_s_jump_in():
+    from table.inputs import Undo
+    from table.replay import replay
+
+    t = _t(jump_in="any")
+    t.play("blue-7")  # seat 1
+    t.send(Play(cards=("blue-7",), at=20.0))  # its twin, given to seat 2 (the turn seat)
+    assert t.hands[2] == 6 and t.turn == 3 and t.state.claimable.seat == 2
+    t.send(SeatGesture(seat=0, gesture="hold", at=22.0))  # seat 0: "that was mine"
+    claimed = t.one("jump_claimed")
+    assert (claimed.seat, claimed.given, claimed.entry, claimed.cards) == (0, 2, 4, ("blue-7",))
+    assert t.hands == [6, 6, 7, 7] and t.turn == 1  # play goes on from seat 0
+    assert t.state.inputs()[-1].gesture == "hold"  # the log keeps the raw hold
+    assert replay(t.rules, t.state.inputs()) == t.state
+    t.send(Undo())  # the host withdraws the claim: the card is seat 2's again
+    assert t.hands == [7, 6, 6, 7] and t.turn == 3
+    late = _t(jump_in="any")
+    late.play("blue-7")
+    late.send(Play(cards=("blue-7",), at=20.0))
+    late.send(SeatGesture(seat=0, gesture="hold", at=26.0))  # too late for that card
+    assert "jump_claimed" not in late.kinds() and late.hands[2] == 6
+    assert "claims the next card" in late.one("notice").reason  # ...so it claims the next one
+    acted = _t(jump_in="any")
+    acted.play("blue-7")
+    acted.send(Play(cards=("blue-7",), at=20.0))
+    acted.draw()  # seat 3, the next player, acted: too late to claim that card
+    acted.hold(3)  # ...so seat 3's hold is its pass after the draw, not a claim
+    assert "jump_claimed" not in acted.kinds() and acted.one("turn_passed").seat == 3
+    plain = _t(jump_in="any")
+    plain.play("blue-7")
+    plain.send(Play(cards=("blue-8",), at=20.0))  # not a twin: seat 2's own play
+    plain.send(SeatGesture(seat=0, gesture="hold", at=21.0))
+    assert "jump_claimed" not in plain.kinds() and plain.hands[2] == 6
+    off = _t()
+    off.hold(3)  # without jump-in a hold out of turn means nothing
+    assert off.one("input_rejected").kind == "input_rejected"
 
 
 # ----- H6 multi-play

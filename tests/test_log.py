@@ -11,7 +11,7 @@ from app.session import Session
 from table.errors import LogError
 from table.inputs import Flip, InputError, Play, StartRound
 from table.log import EventLog
-from table.referee import replay
+from table.replay import replay
 from table.rules import preset
 from table.simulator import SimOptions, Simulator
 

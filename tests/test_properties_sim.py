@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from table.cards import deck_faces
-from table.referee import IN_ROUND, replay
+from table.referee import IN_ROUND
+from table.replay import replay
 from table.rules import load_rules
 from table.simulator import SimOptions, Simulator
 

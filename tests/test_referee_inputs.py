@@ -60,6 +60,7 @@ def test_every_input_kind_round_trips_from_json():
         "undo": {"target": 3},
         "swap": {"target": 2, "seat": 1},
         "attack": {"roll": 0.25},
+        "spin": {"outcome": "draw-until-colour", "colour": "red", "seat": 2},
         "tick": {"at": 14.0},
         "end_round": {"winner": 1, "reason": "camera missed the last card"},
         "confirm_score": {"reason": "seat 2 dropped a card"},

@@ -15,7 +15,8 @@ from table.inputs import (
     input_to_dict,
     parse_input,
 )
-from table.referee import check_input, replay, step
+from table.referee import check_input, step
+from table.replay import replay
 from table.scenario import Scenario
 
 
