@@ -238,7 +238,7 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
     board = board or FrameBoard()
     hub.frames = board
     hub.start()
-    frame_hub = vision = dash = None
+    frame_hub = vision = dash = worker = None
     try:
         if driver is None:
             frame_hub = FrameHub(make_source(vision_cfg.source), vision_cfg.retry,
@@ -250,7 +250,6 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
         dash = start_dashboard(hub, host=host, port=port, pin=pin, sock=sock, threads=threads,
                                seat_tokens=hub.seat_tokens, allowed_hosts=allowed_hosts)  # fmt: skip
         _on_unlock(dash)
-        worker = None
         if driver is not None:
             worker = threading.Thread(target=driver, args=(shutdown.event,), name="demo", daemon=True)
             worker.start()

@@ -43,8 +43,9 @@ class ObservationMapper:
         self._accepting = False  # a reach just accepted a Wild Draw Four (it fetched it too)
         # A hand is laid face up card by card: a stable set smaller than the tracked count is
         # held until the rest arrives, or until the zone is cleared (then it is used as is,
-        # and the referee flags the count that disagrees).
-        self.partial_reveal: list[str] | None = None
+        # and the referee flags the count that disagrees). It is held for its seat: if that
+        # hand was scored meanwhile (the host entered it), the clear belongs to no one.
+        self.partial_reveal: tuple[int, list[str]] | None = None
 
     def note_events(self, events: list[Event]) -> None:
         """Feed every event the referee emits (in order)."""
@@ -87,11 +88,13 @@ class ObservationMapper:
             seat, purpose = owner
             if not cards:  # the zone was cleared: a hand still short of its count is used as is
                 held, self.partial_reveal = self.partial_reveal, None
+                if held and held[0] == seat:
+                    return {"kind": "reveal", "seat": seat, "cards": held[1], **meta}, purpose + " (count differs)"
                 if held:
-                    return {"kind": "reveal", "seat": seat, "cards": held, **meta}, purpose + " (count differs)"
+                    return None, f"reveal zone cleared; seat {held[0]}'s hand was scored meanwhile"
                 return None, "reveal zone cleared"
             if len(cards) < state.hands[seat]:
-                self.partial_reveal = cards
+                self.partial_reveal = (seat, cards)
                 return None, f"{len(cards)} of seat {seat}'s {state.hands[seat]} cards laid so far"
             self.partial_reveal = None
             return {"kind": "reveal", "seat": seat, "cards": cards, **meta}, purpose

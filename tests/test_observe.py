@@ -77,6 +77,28 @@ def test_a_short_hand_is_used_as_is_when_the_zone_is_cleared_so_the_referee_can_
     assert inp["cards"] == ["red-1", "red-2"] and "count differs" in why
 
 
+def test_a_short_hand_held_for_a_seat_scored_meanwhile_is_not_given_to_the_next_seat():
+    """An 8-card hand laid in a row shows only 7 readable cards; the host enters the hand
+    (the camera's count fell short); clearing the zone then releases nothing: the held 7
+    cards were seat 1's, not seat 2's (sim-truth demo seeds 1, 10, 11)."""
+    from table.referee import ROUND_OVER
+
+    s = state_after(StartRound(dealer=0), Flip("blue-4")).copy()
+    s.phase, s.winner, s.hands = ROUND_OVER, 0, [0, 8, 5, 3]
+    m = ObservationMapper()
+    seven = {"type": "reveal", "cards": [{"card": c} for c in ["red-1"] * 7]}
+    inp, why = m.to_input(seven, s)
+    assert inp is None and "7 of seat 1's 8" in why
+    s.revealed = {1: (0,) * 8}  # the host entered seat 1's hand
+    inp, why = m.to_input({"type": "reveal", "cards": []}, s)
+    assert inp is None and "seat 1's hand was scored meanwhile" in why
+    # Before the host steps in, the clear still gives seat 1 its short hand.
+    s.revealed = {}
+    m.to_input(seven, s)
+    inp, why = m.to_input({"type": "reveal", "cards": []}, s)
+    assert inp["seat"] == 1 and len(inp["cards"]) == 7 and "count differs" in why
+
+
 @pytest.mark.rule("H7")
 def test_with_draw_until_playable_each_reach_is_one_more_draw_of_the_same_turn():
     from table.inputs import Draw

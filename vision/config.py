@@ -110,6 +110,12 @@ class OnnxDetectorConfig(_Strict):
     min_confidence: float = Field(
         0.25, ge=0, le=1, description="Detections below this confidence are dropped."
     )
+    threads: int | None = Field(
+        None, ge=1, le=64,
+        description="ONNX Runtime threads per model (the detector and the classifier take turns). "
+        "Empty: the usable cores less one (the camera and the dashboard), 2 at least, 3 at most: "
+        "2 on a 2-core machine, 3 on a Pi 4 or 5 (models/README.md, speed on a Pi).",
+    )  # fmt: skip
 
 
 class UltralyticsDetectorConfig(_Strict):

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from vision.errors import ModelError
 from vision.types import CardDetection
+
+
+def default_threads() -> int:
+    """ONNX Runtime threads per model: the usable cores less one (the capture thread, the
+    tracker and the dashboard), 2 at least, 3 at most (the small models gain little from a
+    fourth): 2 on a 2-core machine, 3 on a 4-core Pi 4 or 5."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 2
+    return max(2, min(3, cores - 1))
 
 
 class OnnxDetector:
@@ -17,15 +30,17 @@ class OnnxDetector:
             from vision.recognizer import CardRecognizer
         except ImportError as exc:
             raise ModelError(f"the ONNX card recognizer is not available: {exc}") from exc
+        threads = config.threads or default_threads()
         try:
             if config.detector_path is None and config.classifier_path is None:
-                self.recognizer = CardRecognizer.default()
+                self.recognizer = CardRecognizer.default(threads=threads)
             else:  # one file overridden: the other is the shipped one
                 from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, PACKAGE_MODELS
 
                 self.recognizer = CardRecognizer(
                     config.detector_path or PACKAGE_MODELS / DETECTOR_FILE,
                     config.classifier_path or PACKAGE_MODELS / CLASSIFIER_FILE,
+                    threads=threads,
                 )
         except ModelError:
             raise
