@@ -20,7 +20,7 @@ PORT = 8123
 def main() -> int:
     detector = sys.argv[1] if len(sys.argv) > 1 else "onnx"
     demo = subprocess.Popen(
-        [sys.executable, "-m", "table.cli", "demo", "--port", str(PORT), "--seed", "2", "--detector", detector],
+        [sys.executable, "-m", "app.cli", "demo", "--port", str(PORT), "--seed", "2", "--detector", detector],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from table.errors import ConfigError
+from table.errors import ConfigError, validation_problems
 from table.scoring import (
     CountMismatch,
     CountMismatchError,
@@ -22,7 +22,6 @@ from table.scoring import (
     RoundScore,
     ScoringError,
     check_counts,
-    describe_validation_error,
     score_round,
     trusted,
 )
@@ -156,7 +155,7 @@ def load_match_config(data: Mapping | MatchConfig | None = None) -> MatchConfig:
     try:
         return MatchConfig.model_validate(dict(data or {}))
     except ValidationError as exc:
-        raise ConfigError(f"match config: {describe_validation_error(exc)}") from None
+        raise ConfigError(f"match config: {validation_problems(exc)}") from None
 
 
 class Payment(BaseModel):

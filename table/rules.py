@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from table.errors import ConfigError
+from table.errors import ConfigError, validation_problems
 
 _STRICT = ConfigDict(extra="forbid", validate_default=True)
 
@@ -449,12 +449,7 @@ def _merge(base: dict, over: dict) -> dict:
 
 
 def _format_errors(exc: ValidationError, where: str) -> str:
-    lines = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"].removeprefix("Value error, ")
-        lines.append(f"{loc}: {msg}" if loc != "(top level)" else msg)
-    return f"invalid rules in {where}: " + "; ".join(lines)
+    return f"invalid rules in {where}: " + validation_problems(exc)
 
 
 def parse_override(text: str) -> dict[str, Any]:

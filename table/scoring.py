@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from table.cards import CARD_IDS, parse_card
-from table.errors import InvalidCardError, UnoTableError
+from table.errors import InvalidCardError, UnoTableError, validation_problems
 
 Format = Literal["standard", "negative", "loss-points", "chips", "continuous", "elimination"]
 
@@ -198,7 +198,7 @@ class RoundResult(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            raise ScoringError(f"bad round result: {describe_validation_error(exc)}") from None
+            raise ScoringError(f"bad round result: {validation_problems(exc)}") from None
 
     def went_out(self) -> int:
         if self.winner is not None:
@@ -405,11 +405,3 @@ def score_round(
         mismatches=mismatches,
         finishing_order=(),
     )
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from table.app import CommandError, TableHub, latest_unfinished, read_names, write_names
+from app.hub import CommandError, TableHub, latest_unfinished, read_names, write_names
 from table.inputs import InputError
 from table.log import EventLog, MemoryLog
 from table.rules import preset

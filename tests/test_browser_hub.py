@@ -1,4 +1,4 @@
-"""The dashboard in headless Chromium over the real table (table.app.TableHub: referee, log,
+"""The dashboard in headless Chromium over the real table (app.hub.TableHub: referee, log,
 single writer) served by waitress on 127.0.0.1."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from web_ui.app import create_app
 from web_ui.server import BackgroundServer
 
 pytest.importorskip("playwright", reason="the playwright package drives the browser")
-hub_mod = pytest.importorskip("table.app", reason="the app hub (table/app.py) is not there yet")
+hub_mod = pytest.importorskip("app.hub", reason="the app hub (app/hub.py) is not there yet")
 from playwright.sync_api import expect  # noqa: E402
 
 from table.log import MemoryLog  # noqa: E402

@@ -194,7 +194,7 @@ def test_browser_description():
 def test_patterns_command_json_is_the_browser_description(capsys):
     import json
 
-    from table.cli import main
+    from app.cli import main
 
     assert main(["patterns", "--json", "--kind", "active"]) == 0
     assert json.loads(capsys.readouterr().out) == browser_patterns("active")

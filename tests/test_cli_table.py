@@ -6,7 +6,7 @@ import sys
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "table.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True)
 
 
 def test_simulate_json_has_the_figures():

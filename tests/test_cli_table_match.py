@@ -8,7 +8,7 @@ import pytest
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "table.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("preset", ["party", "seed-house", "no-mercy-lite"])

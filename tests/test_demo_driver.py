@@ -4,8 +4,8 @@ a camera that misreads is caught, counted and corrected like a host would."""
 
 import pytest
 
-from table.app import TableHub
-from table.demo import DemoDriver, PerfectCamera
+from app.demo import DemoDriver, PerfectCamera
+from app.hub import TableHub
 from table.log import MemoryLog
 from table.rules import preset
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import vision.detectors as detectors
-from table.cli import main
+from app.cli import main
 from vision.types import CardDetection
 
 MODELS = Path(__file__).resolve().parent.parent / "models"

@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
+from app.cli import main
 from firmware_config import doctor
 from firmware_config.doctor import check_camera, check_database, check_models, check_port
-from table.cli import main
 
 NAMES = ["camera", "gpio", "pin_map", "models", "data_dir", "database", "port"]
 

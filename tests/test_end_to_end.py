@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from table.app import TableHub
-from table.demo import DemoDriver
+from app.demo import DemoDriver
+from app.hub import TableHub
 from table.log import MemoryLog
 from table.rules import preset
 
@@ -56,7 +56,7 @@ def test_headless_demo_reports_json_and_the_referee_agrees_with_the_truth(name):
     """The stand-in detector (renderer truth with noise) keeps this quick; the mock buttons
     press UNO, forget it, catch and challenge."""
     out = subprocess.run(
-        [sys.executable, "-m", "table.cli", "demo", "--headless", "--rounds", "1", "--seed", "4",
+        [sys.executable, "-m", "app.cli", "demo", "--headless", "--rounds", "1", "--seed", "4",
          "--preset", name, "--detector", "sim-truth", "--size", "960x540", "--json"],
         capture_output=True, text=True, timeout=900,
     )

@@ -217,7 +217,7 @@ def test_gpiozero_env_mock_is_an_explicit_request(monkeypatch):
 
 
 def test_hwtest_command_runs_on_mock_pins(capsys):
-    from table.cli import main
+    from app.cli import main
 
     assert main(["hwtest", "--mock-gpio", "--seconds", "0", "--quiet", "--step", "0"]) == 0
     out = capsys.readouterr().out

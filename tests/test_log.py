@@ -7,12 +7,12 @@ import textwrap
 
 import pytest
 
+from app.session import Session
 from table.errors import LogError
 from table.inputs import Flip, InputError, Play, StartRound
 from table.log import EventLog
 from table.referee import replay
 from table.rules import preset
-from table.session import Session
 from table.simulator import SimOptions, Simulator
 
 

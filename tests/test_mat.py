@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from table.cli import main
+from app.cli import main
 from vision.calibration import Calibration
 from vision.config import CalibrationConfig
 from vision.mat import MatLayout, find_mat, render_mat, write_mat_pdf

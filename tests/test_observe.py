@@ -2,8 +2,8 @@
 
 import pytest
 
+from app.observe import ObservationMapper
 from table.inputs import Flip, Play, StartRound
-from table.observe import ObservationMapper
 from table.referee import new_state, step
 from table.rules import preset
 

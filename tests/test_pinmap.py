@@ -189,7 +189,7 @@ def test_wiring_table_lists_every_pin_with_its_header_pin():
 
 
 def test_wiring_command_prints_the_table(capsys, tmp_path):
-    from table.cli import main
+    from app.cli import main
 
     assert main(["wiring", "--pin-map", str(EXAMPLE_PIN_MAPS[6])]) == 0
     out = capsys.readouterr().out

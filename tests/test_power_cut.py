@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from table.app import TableHub
+from app.hub import TableHub
 from table.log import EventLog
 from table.referee import snapshot
 from table.rules import preset
@@ -18,7 +18,7 @@ from table.simulator import Simulator
 WRITER = textwrap.dedent(
     """
     import sys, time
-    from table.app import TableHub
+    from app.hub import TableHub
     from table.log import EventLog
     from table.rules import preset
     from table.simulator import Simulator

@@ -31,7 +31,7 @@ def start(tmp_path, *extra):
     cfg = tmp_path / "uno-table.yaml"
     cfg.write_text(CONFIG)
     port = free_port()
-    cmd = [sys.executable, "-m", "table.cli", "run", "--config", str(cfg), "--mock-gpio",
+    cmd = [sys.executable, "-m", "app.cli", "run", "--config", str(cfg), "--mock-gpio",
            "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(tmp_path / "data"), *extra]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines = []
@@ -78,7 +78,7 @@ def test_run_serves_the_table_stops_on_sigterm_and_resumes_after_a_kill(tmp_path
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "table.cli", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 def test_a_missing_model_file_is_a_clear_error_at_start(tmp_path):

@@ -1,4 +1,4 @@
-"""The dashboard over the real table: table.app.TableHub (referee + log + single writer) as
+"""The dashboard over the real table: app.hub.TableHub (referee + log + single writer) as
 the service, not the test double. What a phone or the host sends is judged by the referee."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from web_ui.app import create_app
 from web_ui.service import TableService
 
-hub_mod = pytest.importorskip("table.app", reason="the app hub (table/app.py) is not there yet")
+hub_mod = pytest.importorskip("app.hub", reason="the app hub (app/hub.py) is not there yet")
 from table.log import MemoryLog  # noqa: E402
 from table.rules import load_rules  # noqa: E402
 

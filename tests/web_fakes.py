@@ -21,7 +21,7 @@ from table.inputs import parse_input
 from table.rules import PRESETS, RulesConfig, load_rules
 
 COLOURS = ("red", "yellow", "green", "blue")
-HUB_KINDS = {"setup", "rules", "start", "pause", "resume", "end-round", "new-match"}  # as table/app.py
+HUB_KINDS = {"setup", "rules", "start", "pause", "resume", "end-round", "new-match"}  # as app/hub.py
 
 
 class FakeRefused(UnoTableError, ValueError):

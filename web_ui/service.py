@@ -1,7 +1,7 @@
 """The one door between the dashboard and the game.
 
 The dashboard never touches the referee, the log, the camera or GPIO directly: the app hub
-(`table/app.py`, issue 8) implements this protocol and hands an object to
+(`app/hub.py`, issue 8) implements this protocol and hands an object to
 `web_ui.app.create_app`. Everything here is plain JSON-able data, so the web layer stays a
 thin mirror and a test double (tests/web_fakes.py) can stand in for the whole table.
 
@@ -45,7 +45,7 @@ beeps", "tones": [{"freq": 880, "ms": 120}, {"freq": 0, "ms": 80}, ...]}]}`` or 
 real GPIO.
 
 Host commands accepted by submit() besides the referee's own inputs (table/inputs.py; the
-hub, table/app.py TableHub, implements them):
+hub, app/hub.py TableHub, implements them):
 ``{"kind": "setup", "players": [{"seat": 0, "name": "Ana"}, ...], "preset": "official",
 "rules": {...RulesConfig fields...}}``, ``{"kind": "rules", "preset": ..., "rules": {...}}``,
 ``{"kind": "start"}``, ``{"kind": "pause"}``, ``{"kind": "resume"}``, ``{"kind": "end-round"}``,

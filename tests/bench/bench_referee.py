@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from app.session import Session  # noqa: E402
 from table.log import EventLog, rebuild_state  # noqa: E402
 from table.referee import replay  # noqa: E402
 from table.rules import load_rules, preset  # noqa: E402
-from table.session import Session  # noqa: E402
 from table.simulator import SimOptions, Simulator, simulate  # noqa: E402
 
 

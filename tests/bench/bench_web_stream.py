@@ -32,7 +32,7 @@ def serve(conn, clients: int, rate: float, duration: float, service: str) -> Non
     from web_ui.server import BackgroundServer
 
     if service == "hub":  # the real app hub: its feed, its (larger) snapshots
-        from table.app import TableHub
+        from app.hub import TableHub
         from table.log import MemoryLog
         from table.rules import load_rules
 
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, default=10.0, help="events per second")
     ap.add_argument("--duration", type=float, default=20.0, help="seconds of events")
     ap.add_argument("--service", choices=("hub", "fake"), default="hub",
-                    help="hub: table.app.TableHub (default); fake: the in-memory test double")
+                    help="hub: app.hub.TableHub (default); fake: the in-memory test double")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
 

@@ -14,8 +14,8 @@ import sys
 
 # Modules that add subcommands. Order decides the order in `--help`.
 COMMAND_MODULES = [
-    "table.commands",  # simulate, replay
-    "table.app_commands",  # run, demo
+    "app.game_commands",  # simulate, replay
+    "app.commands",  # run, demo
     "vision.commands",  # detect, watch, bench, mat
     "firmware_config.commands",  # doctor, wiring
     "models.commands",  # (training lives in `python -m models ...`)

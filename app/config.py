@@ -1,6 +1,8 @@
 """`uno-table.yaml`: every setting of the whole table, with its default, validated once at
-start. The camera, detector and pin-map sections are kept as plain mappings here and validated
-by their own folders' models when the app starts (table/ never imports camera or GPIO code).
+start. Each section is the typed model of the folder that owns it (vision's `VisionConfig`,
+the referee's rules); the pin map is a file of its own, validated by `firmware_config` with
+its line numbers. `rules` is a patch on top of the preset, checked against the referee's
+`RulesConfig` here, at load.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from table.errors import ConfigError
+from table.errors import ConfigError, validation_problems
+from table.names import clean_names
+from vision.config import VisionConfig
 
 _STRICT = ConfigDict(extra="forbid", validate_default=True)
 
@@ -26,7 +30,17 @@ class DashboardConfig(BaseModel):
     )
     port: int = Field(8000, ge=1, le=65535, description="TCP port of the dashboard.")
     threads: int = Field(
-        64, ge=4, le=512, description="Server threads: each open live view holds one."
+        64,
+        ge=32,
+        le=512,
+        description="Server threads. Each open live view holds one; 24 stay free for pages and commands.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        max_length=32,
+        description="Names phones may use to reach the dashboard besides its IP addresses, "
+        "localhost and this machine's name (e.g. [uno.lan, '*.home.arpa']; '*': any). "
+        "Other Host headers get 400 (DNS rebinding).",
     )
     host_pin: str | None = Field(
         None,
@@ -66,24 +80,23 @@ class AppConfig(BaseModel):
     data_dir: Path | None = Field(
         None, description="Where the database and model overrides live. Empty: $UNO_TABLE_DATA or ./data."
     )
-    vision: dict[str, Any] = Field(
-        default_factory=dict,
+    vision: VisionConfig = Field(
+        default_factory=VisionConfig,
         description="Camera source (`source: {type: picamera2|device|video|folder|sim}`), "
-        "detector, zones and tracker settings; validated by vision's config at start. Without "
-        "a source, `run` uses the Pi camera on a Pi, else the first USB webcam.",
+        "detector, zones and tracker settings. Without a source, `run` uses the Pi camera on "
+        "a Pi, else the first USB webcam.",
     )
     gpio: GpioConfig = Field(default_factory=GpioConfig, description="Seat buttons, buzzer, LEDs.")
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig, description="The dashboard.")
 
     @model_validator(mode="after")
     def _names(self) -> AppConfig:
-        seen: set[str] = set()
-        for i, name in enumerate(self.players):
-            if not name.strip():
-                raise ValueError(f"players[{i}]: a player needs a name")
-            if name in seen:
-                raise ValueError(f"players[{i}]: {name!r} is named twice")
-            seen.add(name)
+        # The one check of names (table/names.py), the same as Setup's: trimmed, no control
+        # characters, bounded, unique.
+        try:
+            self.players = clean_names(self.players)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
         return self
 
     def rules_config(self):
@@ -110,13 +123,20 @@ def load_app_config(path: str | Path | None = None, **overrides: Any) -> AppConf
         p = Path(path)
         where = str(p)
         try:
-            data = yaml.safe_load(p.read_text()) or {}
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
         except FileNotFoundError:
             raise ConfigError(f"config file {p} does not exist") from None
+        except IsADirectoryError:
+            raise ConfigError(f"config file {p} is a folder, not a file") from None
         except OSError as exc:
             raise ConfigError(f"cannot read config file {p}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"config file {p} is not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}); "
+                "is it the right file?"
+            ) from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {p} is not valid YAML: {exc}") from None
+            raise ConfigError(f"config file {p} is not valid YAML: {_yaml_problem(exc)}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"config file {p}: expected a mapping of settings")
     data.update({k: v for k, v in overrides.items() if v is not None})
@@ -124,14 +144,19 @@ def load_app_config(path: str | Path | None = None, **overrides: Any) -> AppConf
         config = AppConfig.model_validate(data)
         config.rules_config()  # the rules are part of the config: refuse bad ones at start
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-            lines.append(f"{loc}: {err['msg'].removeprefix('Value error, ')}")
-        raise ConfigError(f"{where}: " + "; ".join(lines)) from None
+        raise ConfigError(f"{where}: " + validation_problems(exc)) from None
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return config
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """The YAML error without PyYAML's '<unicode string>' (the caller names the file)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return where + (f"{context}; " if context else "") + problem
 
 
 def default_config_yaml() -> str:

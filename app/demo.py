@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from table.app import TableHub
+from app.hub import TableHub
 from table.events import CardsDrawn, Event, TurnStarted
 from table.inputs import Input, input_to_dict
 from table.referee import (
