@@ -35,9 +35,91 @@ def _background(rng: np.random.Generator, h: int, w: int, textures: list[np.ndar
     return np.full((h, w, 3), rng.uniform(0, 255, 3), np.float32)
 
 
-def synth_crop(rng: np.random.Generator, art: np.ndarray, textures=None) -> np.ndarray:
-    """One training crop from a rendered card (BGRA): slant, light, blur, noise, JPEG, and a
-    detector-like box jitter, partial occlusion and frame cuts."""
+# Hue ranges (OpenCV units, 0..180) each colour is drawn over in training: the inks and
+# cameras seen on real cards, with a margin (lime to teal greens, orange-ish reds); they do
+# not overlap, so the hue still tells the colour once the light is undone.
+HUE_RANGES = {"red": (-8.0, 9.0), "yellow": (18.0, 31.0), "green": (36.0, 88.0), "blue": (93.0, 116.0)}
+# the hardest border, lime green against yellow: half the wide greens are drawn near it
+_LIME = (36.0, 50.0)
+
+
+def train_params(rng: np.random.Generator, look: str | None = None, wide: float = 0.6):
+    """A random printing for training: `random_params`, and with probability `wide` each
+    colour's hue drawn over its whole HUE_RANGES (per colour, independently), saturation
+    and brightness wider (faded cards)."""
+    from dataclasses import replace
+
+    from vision.render import BASE_BGR, COLOURS, random_params
+
+    p = random_params(rng, look)
+    if rng.random() >= wide:
+        return p
+    own = []
+    for c in COLOURS:
+        base = float(cv2.cvtColor(np.uint8([[BASE_BGR[c]]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+        if base > 90 and c == "red":
+            base -= 180
+        lo, hi = _LIME if c == "green" and rng.random() < 0.5 else HUE_RANGES[c]
+        own.append(float(rng.uniform(lo, hi)) - base - p.hue_shift)
+    return replace(
+        p,
+        colour_hue=tuple(own),
+        sat_scale=float(rng.uniform(0.45, 1.3)),
+        val_scale=float(rng.uniform(0.6, 1.2)),
+    )
+
+
+def _light_gains(rng: np.random.Generator) -> np.ndarray:
+    """Per-channel (BGR) gains of the light and camera: mostly mild, often a strong warm or
+    cool white balance with a green-magenta tint, and an exposure from dim to bright."""
+    if rng.random() < 0.5:
+        g = rng.normal(1.0, 0.11, 3)
+    else:
+        t = rng.uniform(-1, 1)  # -1 cool (blue), +1 warm (tungsten)
+        tint = rng.normal(0, 0.08)
+        g = np.array([1 - 0.45 * t, 1 + tint, 1 + 0.35 * t]) * rng.normal(1.0, 0.05, 3)
+    return (g / g.max() * rng.uniform(0.35, 1.35)).astype(np.float32)
+
+
+def _cover(rng, img, dst, aw, ah, cover_art, share):
+    """Another card laid over `share` of this card (quad `dst`, size aw x ah), sliding in from
+    one side, a little turned: a pile, or a fan that leaves one edge with its corner index."""
+    H, W = img.shape[:2]
+    f = ah / cover_art.shape[0] * rng.uniform(0.95, 1.05)
+    other = cv2.resize(cover_art, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    oh, ow = other.shape[:2]
+    side = int(rng.integers(4))  # the edge of this card it comes over: top, right, bottom, left
+    out = {0: dst[0] - dst[3], 1: dst[1] - dst[0], 2: dst[3] - dst[0], 3: dst[0] - dst[1]}[side]
+    span = float(np.linalg.norm(out))
+    # same-size card, centre span * (1 - share) out from this one's: it covers `share` of it
+    oc = dst.mean(axis=0) + out / max(span, 1e-6) * span * (1 - share)
+    u = dst[1] - dst[0]
+    ang = float(np.degrees(np.arctan2(u[1], u[0]))) + rng.normal(0, 8)
+    M = cv2.getRotationMatrix2D((ow / 2, oh / 2), -ang, 1.0)
+    M[:, 2] += oc - [ow / 2, oh / 2] + rng.normal(0, 0.04, 2) * aw
+    warped = cv2.warpAffine(other, M, (W, H), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    a = warped[..., 3].astype(np.float32) / 255.0
+    shadow = cv2.GaussianBlur(a, (0, 0), max(1.0, aw * 0.03))[..., None]
+    a = a[..., None]
+    img = img * (1 - 0.35 * shadow)
+    return img * (1 - a) + warped[..., :3].astype(np.float32) * a
+
+
+def synth_crop(
+    rng: np.random.Generator,
+    art: np.ndarray,
+    textures=None,
+    covers=None,
+    cover_p: float = 0.0,
+    cover_max: float = 0.7,
+    cut_p: float = 0.15,
+    cut_max: float = 0.15,
+) -> np.ndarray:
+    """One training crop from a card image (BGRA: a render, or a real card cut out): slant,
+    light, blur, noise, JPEG, and a detector-like box jitter, partial occlusion and frame
+    cuts. `covers` (a list of BGRA card images): with probability `cover_p` one of them is
+    laid over 15%..`cover_max` of the card; with probability `cut_p` the frame's edge cuts
+    up to `cut_max` of the card off one side (the box is then the visible part)."""
     # work at the size the camera saw the card: 50-170 px tall, like a webcam table frame
     # or a close-up shot scaled down by the crop
     th = rng.uniform(50, 170)
@@ -55,6 +137,9 @@ def synth_crop(rng: np.random.Generator, art: np.ndarray, textures=None) -> np.n
     warped = cv2.warpPerspective(art, M, (W, H), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
     a = warped[..., 3:4].astype(np.float32) / 255.0
     img = bg * (1 - a) + warped[..., :3].astype(np.float32) * a
+    if covers and rng.random() < cover_p:
+        share = float(rng.uniform(0.15, cover_max))
+        img = _cover(rng, img, dst, aw, ah, covers[int(rng.integers(len(covers)))], share)
     if rng.random() < 0.2:  # a finger or thumb over part of the card
         m = np.zeros((H, W), np.uint8)
         side = rng.integers(4)
@@ -74,7 +159,7 @@ def synth_crop(rng: np.random.Generator, art: np.ndarray, textures=None) -> np.n
     gy, gx = np.mgrid[0:8, 0:8].astype(np.float32) / 7.0 - 0.5
     ang = rng.uniform(0, 2 * math.pi)
     g = gx * math.cos(ang) + gy * math.sin(ang)
-    light = rng.uniform(0.6, 1.25) * (1 + g * rng.uniform(0, 0.6))
+    light = 1 + g * rng.uniform(0, 0.6)
     if rng.random() < 0.25:
         cx0, cy0, s = rng.uniform(-0.5, 0.5), rng.uniform(-0.5, 0.5), rng.uniform(0.1, 0.35)
         glare = np.exp(-((gx - cx0) ** 2 + (gy - cy0) ** 2) / (2 * s * s)) * rng.uniform(0.2, 0.7)
@@ -82,8 +167,13 @@ def synth_crop(rng: np.random.Generator, art: np.ndarray, textures=None) -> np.n
         glare = np.zeros_like(g)
     light = cv2.resize(light.astype(np.float32), (W, H))[..., None]
     glare = cv2.resize(glare.astype(np.float32), (W, H))[..., None]
-    img = img * light * rng.normal(1.0, 0.11, 3).astype(np.float32)
-    img = img + (255 - np.clip(img, 0, 255)) * glare
+    gains = _light_gains(rng)
+    if rng.random() < 0.15:  # a faded, washed-out card: colours pulled toward grey-white
+        img = img + (np.float32(rng.uniform(170, 235)) - img) * rng.uniform(0.1, 0.4)
+    img = img * light * gains
+    img = img + (255 * gains / gains.max() - np.clip(img, 0, 255)) * glare
+    if rng.random() < 0.3:  # the camera's tone curve
+        img = 255.0 * (np.clip(img, 0, 255) / 255.0) ** rng.uniform(0.7, 1.4)
     if rng.random() < 0.4:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.3))
     img = img + rng.normal(0, rng.uniform(0, 8), img.shape).astype(np.float32)
@@ -100,15 +190,12 @@ def synth_crop(rng: np.random.Generator, art: np.ndarray, textures=None) -> np.n
     rh *= rng.uniform(0.95, 1.08)
     ra += rng.normal(0, 2.0)
     box = cv2.boxPoints(((cx, cy), (rw, rh), ra))
-    if rng.random() < 0.15:  # a frame edge cuts off one end of the card
+    if rng.random() < cut_p:  # a frame edge cuts off one side of the card, up to cut_max
         q = order_portrait(box)
-        k = rng.uniform(0.0, 0.15)
-        if rng.random() < 0.5:
-            q[0] += (q[3] - q[0]) * k
-            q[1] += (q[2] - q[1]) * k
-        else:
-            q[3] += (q[0] - q[3]) * k
-            q[2] += (q[1] - q[2]) * k
+        k = rng.uniform(0.0, cut_max)
+        a, b, c, d = [(0, 1, 3, 2), (3, 2, 0, 1), (0, 3, 1, 2), (1, 2, 0, 3)][int(rng.integers(4))]
+        q[a] += (q[c] - q[a]) * k
+        q[b] += (q[d] - q[b]) * k
         box = q
     return crop_from_quad(img, box, flip=bool(rng.random() < 0.5))
 
@@ -118,8 +205,10 @@ __all__ = [
     "CLASSES",
     "CROP_H",
     "CROP_W",
+    "HUE_RANGES",
     "crop_from_quad",
     "order_portrait",
     "synth_crop",
+    "train_params",
     "to_input",
 ]

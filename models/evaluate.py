@@ -34,12 +34,12 @@ REAL_PHOTOS = Path("/work/shared/data/real-cards-mit")
 EVAL_DIR = Path(__file__).resolve().parent / "eval"
 
 
-def _recognizer(models_dir: Path | None):
+def _recognizer(models_dir: Path | None, **kwargs):
     from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, CardRecognizer
 
     if models_dir is None:
-        return CardRecognizer.default()
-    return CardRecognizer(models_dir / DETECTOR_FILE, models_dir / CLASSIFIER_FILE)
+        return CardRecognizer.default(**kwargs)
+    return CardRecognizer(models_dir / DETECTOR_FILE, models_dir / CLASSIFIER_FILE, **kwargs)
 
 
 def _main_card(dets):
@@ -91,6 +91,43 @@ def eval_real(rec, folder: Path = REAL_PHOTOS, csv_out: Path | None = None) -> d
     }
 
 
+def eval_real_sets(rec, names: list[str], csv_out: Path | None = None) -> dict:
+    """`eval_real` on each named shared set (models.real_cards.SETS): per set, per colour,
+    the confusions; one CSV of all photos (with a `set` column)."""
+    from models.real_cards import DESIGN, SETS
+
+    out: dict = {"real_sets": {}}
+    rows_all = []
+    for name in names:
+        tmp = EVAL_DIR / f".tmp_{name}.csv"
+        fig = eval_real(rec, SETS[name], tmp)
+        rows = list(csv.DictReader(open(tmp)))
+        tmp.unlink()
+        per_colour: dict[str, list[int]] = {}
+        for r in rows:
+            c = r["truth"].split("-")[0]
+            per_colour.setdefault(c, [0, 0])
+            per_colour[c][0] += int(r["correct"])
+            per_colour[c][1] += 1
+            rows_all.append({"set": name, **r})
+        out["real_sets"][name] = {
+            "design": DESIGN[name],
+            "right": fig["real_right"],
+            "total": fig["real_total"],
+            "top1": round(fig["real_top1"], 4),
+            "per_colour": {c: f"{a}/{b}" for c, (a, b) in per_colour.items()},
+            "not_found": sum(r["predicted"] == "none" for r in rows),
+            "confusions": fig["real_confusions"],
+        }
+    if csv_out and rows_all:
+        csv_out.parent.mkdir(parents=True, exist_ok=True)
+        with open(csv_out, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows_all[0]))
+            w.writeheader()
+            w.writerows(rows_all)
+    return out
+
+
 def render_on_table(rng: np.random.Generator, card: str, size: int = 480) -> np.ndarray:
     """One card, a fresh random printing, on a random table at a random angle."""
     table = make_table(rng, size, size).astype(np.uint8)
@@ -120,6 +157,207 @@ def eval_renders(rec, seed: int = 424242) -> dict:
         "renders_total": len(ALL_FACES),
         "renders_misses": misses,
     }
+
+
+def _paste(img: np.ndarray, art: np.ndarray, centre, angle: float, height: float) -> np.ndarray:
+    """Lay `art` (BGRA) on `img` (float BGR), centred at `centre`, turned by `angle` degrees,
+    `height` px tall; returns the card's quad (4x2, image px)."""
+    ah, aw = art.shape[:2]
+    f = height / ah
+    M = cv2.getRotationMatrix2D((aw / 2, ah / 2), angle, f)
+    M[:, 2] += np.asarray(centre) - [aw / 2, ah / 2]
+    H, W = img.shape[:2]
+    warped = cv2.warpAffine(art, M, (W, H), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    a = warped[..., 3:4].astype(np.float32) / 255.0
+    img *= 1 - a
+    img += warped[..., :3].astype(np.float32) * a
+    corners = np.float32([[0, 0], [aw, 0], [aw, ah], [0, ah]])
+    return cv2.transform(corners[None], M)[0]
+
+
+def overlap_scene(rng: np.random.Generator, share: float, size=(640, 480)):
+    """Two cards on a random table, the top one over `share` of the one below (sliding in
+    from a random side, a little turned). Returns (image, covered face, its quad, top face,
+    its quad, the covered card's visible fraction measured on the pixels)."""
+    W, H = size
+    img = make_table(rng, H, W).astype(np.float32)
+    below, top = rng.choice(len(ALL_FACES), 2, replace=False)
+    below, top = ALL_FACES[int(below)], ALL_FACES[int(top)]
+    h = H * rng.uniform(0.38, 0.5)
+    w = h * 56 / 87
+    ang = rng.uniform(0, 360)
+    c = np.array([W / 2, H / 2]) + rng.uniform(-0.05, 0.05, 2) * [W, H]
+    a1 = render_card(below, height=240, rng=rng, params=random_params(rng))
+    a2 = render_card(top, height=240, rng=rng, params=random_params(rng))
+    q1 = _paste(img, a1, c, ang, h)
+    side = int(rng.integers(4))
+    span = h if side in (0, 2) else w
+    t = np.radians(-ang)  # the card's own axes in the image (y down)
+    ex, ey = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+    d = {0: -ey, 1: ex, 2: ey, 3: -ex}[side]
+    c2 = c + d * span * (1 - share) + rng.normal(0, 0.02, 2) * w
+    m1 = np.zeros((H, W), np.uint8)
+    cv2.fillPoly(m1, [q1.astype(np.int32)], 1)
+    q2 = _paste(img, a2, c2, ang + rng.normal(0, 6), h)
+    m2 = np.zeros((H, W), np.uint8)
+    cv2.fillPoly(m2, [q2.astype(np.int32)], 1)
+    visible = float((m1 & (1 - m2)).sum() / max(1, m1.sum()))
+    return np.clip(img, 0, 255).astype(np.uint8), below, q1, top, q2, visible
+
+
+def _iou(a, b) -> float:
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    a = cv2.convexHull(a.reshape(-1, 1, 2))
+    b = cv2.convexHull(b.reshape(-1, 1, 2))
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def eval_overlap(rec, shares=(0.3, 0.5, 0.7), n: int = 60, seed: int = 515151) -> dict:
+    """Rendered overlaps: for each covered share, `n` scenes of one card half under another.
+    recall_covered: the covered card reported with its face by a box on it (the truth box a
+    detection overlaps most, IoU >= 0.3); recall_top: the same for the card on top;
+    precision: detections named as the card they stand for, over all detections."""
+    out = {}
+    for share in shares:
+        rng = np.random.default_rng([seed, int(share * 100)])
+        hit = top_hit = good = dets_n = 0
+        vis = []
+        confusions: Counter = Counter()
+        for _ in range(n):
+            img, below, q1, top, q2, visible = overlap_scene(rng, share)
+            vis.append(visible)
+            dets = rec.recognize(img)
+            dets_n += len(dets)
+            got_below = got_top = False
+            for d in dets:
+                # the card a detection stands for: the truth box it overlaps most (IoU >= 0.3)
+                ious = (_iou(d.quad, q1), _iou(d.quad, q2))
+                truth = (below, top)[int(np.argmax(ious))] if max(ious) >= 0.3 else None
+                if d.card == truth:
+                    good += 1
+                    got_below |= truth == below
+                    got_top |= truth == top
+                else:
+                    confusions[f"{truth} -> {d.card}"] += 1
+            hit += got_below
+            top_hit += got_top
+        out[f"{int(share * 100)}%"] = {
+            "scenes": n,
+            "visible_fraction_median": round(float(np.median(vis)), 3),
+            "recall_covered": round(hit / n, 3),
+            "recall_top": round(top_hit / n, 3),
+            "precision": round(good / max(1, dets_n), 3),
+            "detections": dets_n,
+            "confusions": dict(confusions.most_common(8)),
+        }
+    return {"overlap": out}
+
+
+def edge_variants(rng: np.random.Generator, card_bgr: np.ndarray, size=(640, 480)):
+    """A card photo (tight, upright) seen as a webcam would see one card held up: `cut15` /
+    `cut30` (that share cut off by the frame's edge), `fill` (the card fills 90-105% of the
+    frame's height, a little turned, on a table), `fill_finger` (and a thumb over an edge),
+    `overfill` (the card 115-140% of the frame's height: both ends cut off)."""
+    W, H = size
+    ch, cw = card_bgr.shape[:2]
+    out = []
+    for k in (0.15, 0.3):
+        side = int(rng.integers(4))
+        c = card_bgr
+        if side == 0:
+            c = c[int(ch * k):]
+        elif side == 1:
+            c = c[: ch - int(ch * k)]
+        elif side == 2:
+            c = c[:, int(cw * k):]
+        else:
+            c = c[:, : cw - int(cw * k)]
+        out.append((f"cut{int(k * 100)}", np.ascontiguousarray(c)))
+    art = np.dstack([card_bgr, np.full((ch, cw), 255, np.uint8)])
+    for kind in ("fill", "fill_finger", "overfill"):
+        finger = kind == "fill_finger"
+        img = make_table(rng, H, W).astype(np.float32)
+        h = H * (rng.uniform(1.15, 1.4) if kind == "overfill" else rng.uniform(0.9, 1.05))
+        q = _paste(img, art, (W / 2 + rng.uniform(-40, 40), H / 2), rng.uniform(-15, 15), h)
+        if finger:
+            e = (q[2] + q[3]) / 2 if rng.random() < 0.5 else (q[1] + q[2]) / 2
+            tip = e + (q.mean(axis=0) - e) * rng.uniform(0.25, 0.45)
+            m = np.zeros((H, W), np.uint8)
+            cv2.line(m, tuple(int(v) for v in e), tuple(int(v) for v in tip), 255,
+                     int(h * 56 / 87 * rng.uniform(0.18, 0.28)))
+            ma = (cv2.GaussianBlur(m, (0, 0), 2.0).astype(np.float32) / 255.0)[..., None]
+            img = img * (1 - ma) + np.float32([120, 150, 205]) * ma
+        out.append((kind, np.clip(img, 0, 255).astype(np.uint8)))
+    return out
+
+
+def eval_edge(rec, sets: list[str], seed: int = 616161, renders: int = 54) -> dict:
+    """One card cut by the frame's edge or filling it (`edge_variants`), from the named real
+    sets' tight photos (mit, classic) and from `renders` fresh renders: found (any card
+    reported) and named (the best-scored card is the right face), per variant."""
+    from models.real_cards import SETS, list_set
+
+    rng = np.random.default_rng(seed)
+    sources = []
+    for name in sets:
+        if name not in ("mit", "classic"):
+            continue  # only the tight photos can be cut like this
+        for rc in list_set(name):
+            sources.append((name, rc.card, cv2.imread(str(SETS[name] / rc.file))))
+    for card in ALL_FACES[:renders]:
+        art = render_card(card, height=400, rng=rng, params=random_params(rng))
+        a = art[..., 3:4].astype(np.float32) / 255.0
+        bg = make_table(rng, art.shape[0], art.shape[1]).astype(np.float32)
+        sources.append(("renders", card, (art[..., :3] * a + bg * (1 - a)).astype(np.uint8)))
+    stats: dict = {}
+    for src, card, img in tqdm(sources, desc="edge", unit="card"):
+        for kind, v in edge_variants(rng, img):
+            d = _main_card(rec.recognize(v))
+            st = stats.setdefault(src, {}).setdefault(kind, [0, 0, 0])
+            st[0] += d is not None
+            st[1] += d is not None and d.card == card
+            st[2] += 1
+    return {"edge": {src: {k: {"found": f"{a}/{n}", "named": f"{b}/{n}"} for k, (a, b, n) in v.items()}
+                     for src, v in stats.items()}}
+
+
+def bad_frames(rng: np.random.Generator, size=(640, 480)) -> list[tuple[str, np.ndarray]]:
+    """Frames with no face to read: black, dim noise, overexposed, a bare table, a table
+    with card backs only, a white sheet."""
+    from vision.render import render_back
+
+    W, H = size
+    frames = [
+        ("black", np.zeros((H, W, 3), np.uint8)),
+        ("dark_noise", np.clip(rng.normal(8, 4, (H, W, 3)), 0, 255).astype(np.uint8)),
+        ("overexposed", np.clip(make_table(rng, H, W) * 0.2 + 235, 0, 255).astype(np.uint8)),
+        ("white_sheet", np.full((H, W, 3), 250, np.uint8)),
+        ("bare_table", make_table(rng, H, W).astype(np.uint8)),
+    ]
+    img = make_table(rng, H, W).astype(np.float32)
+    for _ in range(3):
+        back = render_back(200, rng=rng, params=random_params(rng))
+        _paste(img, back, rng.uniform([120, 120], [W - 120, H - 120]), rng.uniform(0, 360),
+               rng.uniform(140, 220))
+    frames.append(("backs_only", np.clip(img, 0, 255).astype(np.uint8)))
+    return frames
+
+
+def eval_bad(rec, seed: int = 717171, repeats: int = 5) -> dict:
+    """`bad_frames` (several draws each): how many faces the recognizer made up (any reported
+    card other than `back`), and at what confidence."""
+    rng = np.random.default_rng(seed)
+    out: dict = {}
+    for _ in range(repeats):
+        for kind, img in bad_frames(rng):
+            faces = [d for d in rec.recognize(img) if d.card != "back"]
+            o = out.setdefault(kind, {"frames": 0, "faces_reported": 0, "max_confidence": 0.0})
+            o["frames"] += 1
+            o["faces_reported"] += len(faces)
+            o["max_confidence"] = round(max([o["max_confidence"], *[d.confidence for d in faces]]), 3)
+    return {"bad_input": out}
 
 
 def eval_speed(rec, n: int = 30, seed: int = 7) -> dict:
@@ -168,8 +406,11 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument(
-        "--only", default="real,renders,map,speed", help="comma list of: real, renders, map, speed"
+        "--only", default="real,renders,map,speed",
+        help="comma list of: real, sets, renders, overlap, edge, bad, map, speed",
     )
+    ap.add_argument("--sets", default="all",
+                    help="shared real sets for `sets` and `edge` (models.real_cards.SETS)")
     ap.add_argument("--models", type=Path, default=None, help="folder with the two ONNX files")
     ap.add_argument("--real", type=Path, default=REAL_PHOTOS, help="real photos folder")
     ap.add_argument("--csv", type=Path, default=EVAL_DIR / "real_photos.csv")
@@ -182,12 +423,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--json", type=Path, default=EVAL_DIR / "figures.json", help="where to write the figures"
     )
+    ap.add_argument("--whole-image", action="store_true",
+                    help="CardRecognizer(whole_image=True): read the whole image when nothing is found")
     args = ap.parse_args(argv)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
-    bad = parts - {"real", "renders", "map", "speed"}
+    bad = parts - {"real", "sets", "renders", "overlap", "edge", "bad", "map", "speed"}
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
-    rec = _recognizer(args.models)
+    rec = _recognizer(args.models, whole_image=args.whole_image)
     figures: dict = {}
     if args.json.is_file():
         figures = json.loads(args.json.read_text())
@@ -198,6 +441,24 @@ def main(argv: list[str] | None = None) -> int:
             f"real photos: {figures['real_right']}/{figures['real_total']} "
             f"({figures['real_top1']:.1%}); confusions: {figures['real_confusions']}"
         )
+    if "sets" in parts:
+        from models.real_cards import parse_sets
+
+        figures.update(eval_real_sets(rec, parse_sets(args.sets), args.csv))
+        for name, f in figures["real_sets"].items():
+            print(f"{name} ({f['design']}): {f['right']}/{f['total']} per colour {f['per_colour']}"
+                  f"; not found {f['not_found']}; confusions {f['confusions']}")
+    if "overlap" in parts:
+        figures.update(eval_overlap(rec))
+        print("overlap:", json.dumps(figures["overlap"]))
+    if "edge" in parts:
+        from models.real_cards import parse_sets
+
+        figures.update(eval_edge(rec, parse_sets(args.sets)))
+        print("edge:", json.dumps(figures["edge"]))
+    if "bad" in parts:
+        figures.update(eval_bad(rec))
+        print("bad input:", json.dumps(figures["bad_input"]))
     if "renders" in parts:
         figures.update(eval_renders(rec))
         print(

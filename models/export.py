@@ -5,7 +5,8 @@
 
 Writes card_detector.onnx (YOLO oriented boxes, fixed input size) and card_classifier.onnx
 (54 faces + back on 96x64 crops, dynamic batch), each with its metadata (class names, input
-size) stored in the ONNX file itself.
+size, and the crops' colour normalisation when the training used one) stored in the ONNX
+file itself.
 """
 
 from __future__ import annotations
@@ -69,6 +70,12 @@ def export_classifier(weights: Path, out: Path) -> Path:
         "input": "RGB float 0..1, NCHW",
         "crop": json.dumps([CROP_H, CROP_W]),
     }
+    # how the crops were prepared in training (train_args.json beside the weights): the
+    # recognizer reads it and prepares its crops the same way
+    args_file = Path(weights).parent / "train_args.json"
+    colour = json.loads(args_file.read_text()).get("colour") if args_file.is_file() else None
+    if colour:
+        meta["colour"] = colour
     for k, v in meta.items():
         p = model.metadata_props.add()
         p.key, p.value = k, v

@@ -47,3 +47,32 @@ def test_synth_crop_is_a_classifier_input_and_seeded():
     b = synth_crop(np.random.default_rng(5), art)
     assert a.shape == (CROP_H, CROP_W, 3) and a.dtype == np.uint8
     assert np.array_equal(a, b)
+
+
+def test_a_covering_card_hides_part_of_the_crop():
+    art = render_card("blue-skip", height=192, seed=1)
+    other = render_card("red-2", height=192, seed=2)
+    plain = synth_crop(np.random.default_rng(5), art).astype(np.float32)
+    covered = synth_crop(np.random.default_rng(5), art, covers=[other], cover_p=1.0,
+                         cover_max=0.7).astype(np.float32)
+    assert covered.shape == plain.shape
+    assert np.abs(covered - plain).mean() > 10
+
+
+def test_train_params_keep_each_colour_in_its_hue_range():
+    import cv2
+
+    from models.crops import HUE_RANGES, train_params
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        p = train_params(rng, "2010s", wide=1.0)
+        for colour, (lo, hi) in HUE_RANGES.items():
+            art = render_card(f"{colour}-5", height=60, params=p)
+            hsv = cv2.cvtColor(art[..., :3], cv2.COLOR_BGR2HSV).reshape(-1, 3)
+            sat = hsv[(hsv[:, 1] > 60) & (art[..., 3].reshape(-1) > 0)]
+            if len(sat) < 50:
+                continue
+            h = float(np.median(sat[:, 0]))
+            h = h - 180 if colour == "red" and h > 90 else h
+            assert lo - 3 <= h <= hi + 3, (colour, h)

@@ -73,6 +73,11 @@ class SimSourceConfig(_Strict):
     fps: float = Field(20.0, gt=0, le=120, description="Simulated camera frame rate.")
     realtime: bool = Field(False, description="Pace frames at `fps` (a live demo).")
     mat: bool = Field(True, description="Draw the printed play mat (ArUco markers) on the table.")
+    faces: str = Field(
+        "render",
+        description="Card faces: `render` (drawn), `real` (photos of shared/data/real-cards-mit) "
+        "or a folder of single-card photos with labels.csv (vision.real_faces).",
+    )
 
 
 SourceConfig = Annotated[

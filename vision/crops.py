@@ -70,8 +70,50 @@ def crop_from_quad(image: np.ndarray, quad, flip: bool = False) -> np.ndarray:
     )
 
 
-def to_input(crops: list[np.ndarray]) -> np.ndarray:
-    """BGR uint8 crops -> NCHW float32 RGB in 0..1, the classifier's input."""
+# The colour normalisation a classifier was trained with: written into the ONNX file's
+# metadata ("colour") by models/export.py and read by the recognizer. Absent: none.
+COLOUR_WHITE_REF = "white-ref-v1"
+WHITE_LEVEL = 235.0  # where the card's white lands after `normalize_colour`
+_MAX_CAST = 2.0  # most a channel is raised or lowered against the others
+_MAX_EXPOSURE = 3.0  # most a dim crop is brightened (a black frame stays dark)
+
+
+def white_reference(crop: np.ndarray) -> np.ndarray:
+    """The colour (BGR float) of a crop's white: the mean of its bright, near-neutral pixels.
+
+    Every UNO face and back has a white border (and most a white oval, glyph or index): the
+    brightest sixth of the crop, of which the less coloured half, is that white as the light
+    and camera rendered it (a warm lamp: orange-ish; dim: grey). Coloured fields, even
+    yellow, are more saturated than the white under the same light, so they fall out."""
+    f = crop.reshape(-1, 3).astype(np.float32)
+    lum = f.mean(axis=1)
+    bright = f[lum >= np.percentile(lum, 84)]
+    mx, mn = bright.max(axis=1), bright.min(axis=1)
+    chroma = (mx - mn) / (mx + 1.0)
+    neutral = bright[chroma <= np.percentile(chroma, 50)]
+    return neutral.mean(axis=0) if len(neutral) else bright.mean(axis=0)
+
+
+def normalize_colour(crop: np.ndarray) -> np.ndarray:
+    """A BGR uint8 crop re-lit so its own white (`white_reference`) is neutral at WHITE_LEVEL.
+
+    Per-channel gains (a von Kries white balance) then one exposure gain, each bounded: a
+    cast can be undone up to a factor _MAX_CAST between channels, a dim crop brightened up to
+    _MAX_EXPOSURE (so a black frame is not stretched into noise). The same function runs on
+    the training crops and at run time (`to_input(..., normalize=True)`)."""
+    white = np.maximum(white_reference(crop), 1.0)
+    grey = float(white.mean())
+    cast = np.clip(grey / white, 1.0 / _MAX_CAST, _MAX_CAST)
+    exposure = float(np.clip(WHITE_LEVEL / max(grey, 1.0), 1.0 / _MAX_EXPOSURE, _MAX_EXPOSURE))
+    gains = (cast * exposure).astype(np.float32)
+    return np.clip(crop.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+
+
+def to_input(crops: list[np.ndarray], normalize: bool = False) -> np.ndarray:
+    """BGR uint8 crops -> NCHW float32 RGB in 0..1, the classifier's input; `normalize`:
+    each crop first through `normalize_colour` (for a classifier trained that way)."""
+    if normalize:
+        crops = [normalize_colour(c) for c in crops]
     x = np.stack(crops)[..., ::-1].astype(np.float32) / 255.0
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
@@ -79,9 +121,13 @@ def to_input(crops: list[np.ndarray]) -> np.ndarray:
 __all__ = [
     "CARD_ASPECT",
     "CLASSES",
+    "COLOUR_WHITE_REF",
+    "WHITE_LEVEL",
     "CROP_H",
     "CROP_W",
     "crop_from_quad",
+    "normalize_colour",
     "order_portrait",
     "to_input",
+    "white_reference",
 ]

@@ -31,9 +31,9 @@ from vision.sim import SimTable, random_script
 
 def run_game(
     plays: int, seed: int, detector_cfg, fps: float = 20.0, save_video: Path | None = None,
-    progress: bool = True, mat: bool = True,
+    progress: bool = True, mat: bool = True, faces: dict | None = None,
 ) -> dict:
-    table = SimTable(seed=seed, fps=fps, mat=mat)
+    table = SimTable(seed=seed, fps=fps, mat=mat, faces=faces)
     random_script(table, plays, seed=seed)
     total = table.pending
     config = VisionConfig(detector=detector_cfg)
@@ -239,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--classifier", type=Path, metavar="ONNX", help="classifier .onnx instead of the shipped one")
     ap.add_argument("--photos", type=Path, metavar="DIR",
                     help="instead: name the card in each labelled photo of DIR (labels.csv)")
+    ap.add_argument("--faces", default="render", metavar="render|real|DIR",
+                    help="card faces on the table: rendered (default), `real` (photos of "
+                         "shared/data/real-cards-mit, vision.real_faces) or a folder of photos")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     onnx = OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier)
@@ -247,9 +250,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result) if args.json else json.dumps(result, indent=1))
         return 0
     cfg = onnx if args.detector == "onnx" else SimTruthDetectorConfig(seed=args.seed)
+    faces = None
+    if args.faces != "render":
+        from vision.real_faces import load_faces
+
+        faces = load_faces(None if args.faces == "real" else args.faces)
     result = run_game(args.plays, args.seed, cfg, args.fps, args.save_video, progress=not args.json,
-                      mat=not args.no_mat)
+                      mat=not args.no_mat, faces=faces)
     result["mat"] = not args.no_mat
+    result["faces"] = args.faces
     result["detector"] = args.detector
     if args.json:
         print(json.dumps(result))

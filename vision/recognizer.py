@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from table.errors import UnoTableError
+from vision.crops import COLOUR_WHITE_REF
 from vision.types import CardDetection
 
 DETECTOR_FILE = "card_detector.onnx"
@@ -38,6 +39,9 @@ _CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
 # classifier names below SECOND_LOOK_BELOW (the tracker's median threshold, too).
 SECOND_LOOK_SCORE = 0.7
 SECOND_LOOK_BELOW = 0.5
+# When the detector finds nothing, the whole image is read as one card (a close-up that fills
+# the frame) and kept only if the classifier is at least this sure of a face.
+WHOLE_IMAGE_MIN = 0.9
 
 
 class ModelFileMissingError(UnoTableError, FileNotFoundError):
@@ -152,7 +156,8 @@ class CardRecognizer:
     both_turns: also classify each crop's half-turn and average (off by default: the same
     accuracy on the real photos and renders, and half the classifier time);
     second_look: when the detector is sure of a card the classifier cannot name, read the
-    image again turned by 45 degrees (see `_second_look`)."""
+    image again turned by 45 degrees (see `_second_look`); whole_image: when the detector
+    finds nothing, read the whole image as one card filling it (see `_whole_image`)."""
 
     def __init__(
         self,
@@ -165,6 +170,7 @@ class CardRecognizer:
         refine: bool = False,
         both_turns: bool = False,
         second_look: bool = True,
+        whole_image: bool = False,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -174,6 +180,7 @@ class CardRecognizer:
         self.classifier_path = Path(classifier_path)
         self.conf, self.iou, self.refine, self.both_turns = conf, iou, refine, both_turns
         self.second_look = second_look
+        self.whole_image = whole_image
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -192,6 +199,14 @@ class CardRecognizer:
             raise ModelFileCorruptError(
                 f"{self.classifier_path}: no class names / crop size in its metadata"
             ) from exc
+        # how the classifier was trained to see its crops: "white-ref-v1" = each crop's
+        # colour normalised by its own white (vision.crops.normalize_colour); absent: as is
+        colour = meta.get("colour")
+        if colour not in (None, COLOUR_WHITE_REF):
+            raise ModelFileCorruptError(
+                f"{self.classifier_path}: unknown colour normalisation {colour!r}"
+            )
+        self.normalize_colour = colour == COLOUR_WHITE_REF
         n_out = self._cls.get_outputs()[0].shape[-1]
         if n_out != len(self.classes):
             raise ModelFileCorruptError(
@@ -290,7 +305,8 @@ class CardRecognizer:
         for q in quads:
             c = crop_from_quad(image, order_portrait(q))
             crops += [c, c[::-1, ::-1]] if self.both_turns else [c]
-        logits = self._cls.run(None, {self._cls_input: to_input(crops)})[0]
+        x = to_input(crops, normalize=self.normalize_colour)
+        logits = self._cls.run(None, {self._cls_input: x})[0]
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         p = e / e.sum(axis=1, keepdims=True)
         if self.both_turns:
@@ -329,6 +345,19 @@ class CardRecognizer:
             for (q, _), name in zip(found, names, strict=True)
         ]
 
+    def _whole_image(self, image: np.ndarray, t0: float) -> list[CardDetection]:
+        """Nothing found: the image itself read as one card filling it, if the classifier is
+        sure of a face (a card back or an unsure reading gives nothing)."""
+        h, w = image.shape[:2]
+        quad = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        (card, prob), = self.classify(image, [quad])
+        self.last_timings["total"] = (time.perf_counter() - t0) * 1e3
+        if prob < WHOLE_IMAGE_MIN or card == "back":
+            return []
+        return [CardDetection(card=card, confidence=prob, box=(0.0, 0.0, float(w), float(h)),
+                              quad=tuple((float(x), float(y)) for x, y in quad),
+                              detector_confidence=0.0)]
+
     def recognize(self, image: np.ndarray) -> list[CardDetection]:
         """Every card in a BGR image (any size), best detector score first."""
         if image is None or not hasattr(image, "ndim"):
@@ -344,6 +373,9 @@ class CardRecognizer:
         t0 = time.perf_counter()
         found = self.detect(image)
         from vision.crops import order_portrait
+
+        if not found and self.whole_image:
+            return self._whole_image(image, t0)
 
         t1 = time.perf_counter()
         if self.refine:

@@ -125,6 +125,9 @@ class RenderParams:
     gloss_pos: float = 0.5
     gloss_angle: float = 30.0
     paper_tint: tuple[float, float, float] = (0.0, 0.0, 0.0)  # BGR offset of the white parts
+    # each colour's own hue offset (OpenCV hue units, in COLOURS order), on top of hue_shift:
+    # printings and cameras differ per ink (a lime or teal green, an orange-ish red)
+    colour_hue: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
     def __post_init__(self) -> None:
         if self.look not in LOOKS:
@@ -170,7 +173,8 @@ def _colour(name: str, p: RenderParams) -> np.ndarray:
     bgr = np.uint8([[BASE_BGR[name]]])
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV).astype(np.float32)[0, 0]
     if name != "black":
-        hsv[0] = (hsv[0] + p.hue_shift) % 180
+        own = p.colour_hue[COLOURS.index(name)] if name in COLOURS else 0.0
+        hsv[0] = (hsv[0] + p.hue_shift + own) % 180
         hsv[1] = np.clip(hsv[1] * p.sat_scale, 0, 255)
     hsv[2] = np.clip(hsv[2] * p.val_scale, 0, 255)
     out = cv2.cvtColor(hsv.astype(np.uint8)[None, None], cv2.COLOR_HSV2BGR)[0, 0]

@@ -8,7 +8,7 @@ Actions move a hand (skin, a sleeve, a soft shadow) in from a player's side:
   reveal(cards) lay cards face up in the reveal zone, one by one;
   clear_reveal() sweep the reveal zone empty;
   idle(seconds) nothing happens.
-Cards are drawn by vision.render. Each frame carries `SimTruth`: what was drawn where, in
+Cards are drawn by vision.render, or cut from real photos (`faces`, vision.real_faces). Each frame carries `SimTruth`: what was drawn where, in
 z-order, and the actions that completed on it (the moment a card comes to rest). The truth is
 for tests and evaluation only; the vision pipeline reads the pixels."""
 
@@ -89,6 +89,7 @@ class SimTable:
     def __init__(
         self, seed: int = 0, width: int = 1280, height: int = 720, fps: float = 20.0,
         mat: bool = True, look: str | None = None,
+        faces: dict[str, list[np.ndarray]] | None = None,
     ):
         self._lock = threading.RLock()
         self.rng = np.random.default_rng(seed)
@@ -99,6 +100,9 @@ class SimTable:
 
         self.look = look or LOOKS[int(self.rng.integers(len(LOOKS)))]
         self._card_cache: dict[str, np.ndarray] = {}
+        # real card photos by card id (vision.real_faces.load_faces): a face found there is
+        # drawn from one of its photos, any other (and the backs) rendered
+        self.faces = faces
         self._camera()
         self._background(mat)
         self.discard: list[CardPose] = []
@@ -174,6 +178,12 @@ class SimTable:
             from vision.render import render_card
 
             h = int(round(CARD_H_MM * self.px_per_mm * 1.25))
+            if self.faces and self.faces.get(card):
+                photos = self.faces[card]
+                photo = photos[int(self.rng.integers(len(photos)))]
+                w = int(round(h * CARD_W_MM / CARD_H_MM))
+                self._card_cache[card] = cv2.resize(photo, (w, h), interpolation=cv2.INTER_AREA)
+                return self._card_cache[card]
             seed = int(self.rng.integers(1 << 30))
             self._card_cache[card] = render_card(card, look=self.look, height=h, seed=seed)
         return self._card_cache[card]

@@ -20,7 +20,13 @@ class SimTableSource(FrameSource):
 
     @classmethod
     def from_config(cls, config) -> SimTableSource:
-        table = SimTable(config.seed, config.width, config.height, config.fps, mat=config.mat)
+        faces = None
+        if config.faces != "render":
+            from vision.real_faces import load_faces
+
+            faces = load_faces(None if config.faces == "real" else config.faces)
+        table = SimTable(config.seed, config.width, config.height, config.fps, mat=config.mat,
+                         faces=faces)
         random_script(table, config.plays, seed=config.seed)
         return cls(table, finite=True, realtime=config.realtime)
 
