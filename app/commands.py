@@ -153,7 +153,7 @@ def cmd_run(args) -> int:
 
     root = args.data_dir or config.data_dir or data_dir()
     log, names = _open_match(Path(root) / "matches", rules, config.players, args.new_match)
-    hub = TableHub(log, names, preset=config.preset, match_dir=Path(root) / "matches")
+    hub = TableHub(log, names, preset=config.preset, match_dir=Path(root) / "matches", ask=config.ask.model_dump())
     return _serve_table(
         hub, vision_cfg, factory, pin_map, mock, pipeline=pipeline,
         host=args.host or config.dashboard.host, port=args.port or config.dashboard.port,
@@ -190,6 +190,7 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
         hub.panel = DashboardPanel(hw, hub.names)
     board = board or FrameBoard()
     hub.frames = board
+    recorder = _attach_replay(hub, vision_cfg, pipeline)
     hub.start()
     frame_hub = vision = None
     if driver is None:
@@ -213,9 +214,30 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
             vision.stop()
         if frame_hub is not None:
             frame_hub.stop()
+        if recorder is not None:
+            recorder.close()
         hw.close()
         hub.close()
     return 0
+
+
+def _attach_replay(hub, vision_cfg, pipeline):
+    """Instant replay (vision/replay.py): the pipeline's frames kept in a ring buffer, and a
+    clip behind every camera entry of the log, beside the match's log file. A full disk stops
+    the clips (the game goes on) and the host is told on the dashboard."""
+    if pipeline is None or not vision_cfg.replay.enabled:
+        return None
+    from vision.replay import ReplayRecorder
+
+    def problem(message: str | None) -> None:
+        hub.feed.publish("replay", {"status": "stopped" if message else "recording",
+                                    "text": message or "clips are kept again"})  # fmt: skip
+
+    recorder = ReplayRecorder(vision_cfg.replay, on_problem=problem)
+    recorder.set_match(getattr(hub.log, "path", None))
+    hub.replay = recorder
+    pipeline.listeners.append(recorder.on_result)
+    return recorder
 
 
 # ----------------------------------------------------------------------------- demo
@@ -301,7 +323,7 @@ def cmd_demo(args) -> int:
 
     factory = pin_factory_for(True)
     return _serve_table(hub, vision_cfg, factory, load_pin_map(None), True,
-                        host=args.host, port=args.port, driver=play, board=board)  # fmt: skip
+                        host=args.host, port=args.port, driver=play, board=board, pipeline=pipeline)  # fmt: skip
 
 
 class GpioButtons:

@@ -38,7 +38,9 @@ class ObservationMapper:
         # A hand is laid face up card by card: a stable set smaller than the tracked count is
         # held until the rest arrives, or until the zone is cleared (then it is used as is,
         # and the referee flags the count that disagrees).
-        self.partial_reveal: list[str] | None = None
+        self.partial_reveal: dict[str, Any] | None = None  # {"cards", "source", "candidates"?}
+        # The observation the last mapped input was seen in (a held hand: where it was laid).
+        self.seen_in: dict[str, Any] | None = None
 
     def note_events(self, events: list[Event]) -> None:
         """Feed every event the referee emits (in order)."""
@@ -57,21 +59,24 @@ class ObservationMapper:
         """The input this observation means now, or None with the reason it means nothing."""
         kind = obs.get("type")
         phase = state.phase
+        self.seen_in = obs
         meta = {"source": "camera"}
         if kind == "discard":
-            cards = [c["card"] for c in obs.get("cards", [])]
-            cards = [c for c in cards if c != "back"]
+            seen = [c for c in obs.get("cards", []) if c["card"] != "back"]
+            cards = [c["card"] for c in seen]
             if not cards:
                 return None, "only card backs were placed"
             if phase == FLIP:
                 return {"kind": "flip", "card": cards[-1], "confidence": obs.get("confidence"),
-                        "frame": obs.get("frame"), **meta}, "starter card"  # fmt: skip
+                        "frame": obs.get("frame"), **meta, **_candidates(seen[-1:])}, "starter card"  # fmt: skip
             if phase in IN_ROUND:
                 return {"kind": "play", "cards": cards, "confidence": obs.get("confidence"),
-                        "frame": obs.get("frame"), **meta}, "play"  # fmt: skip
+                        "frame": obs.get("frame"), **meta, **_candidates(seen)}, "play"  # fmt: skip
             return None, f"cards placed while the game is in phase '{phase}': ignored"
         if kind == "reveal":
-            cards = [c["card"] for c in obs.get("cards", []) if c["card"] != "back"]
+            seen = [c for c in obs.get("cards", []) if c["card"] != "back"]
+            cards = [c["card"] for c in seen]
+            meta = {**meta, **_candidates(seen)}
             if phase == REVEAL:
                 seat, purpose = state.challenged, "challenge"
             elif phase == ROUND_OVER:
@@ -89,10 +94,11 @@ class ObservationMapper:
             if not cards:  # the zone was cleared: a hand still short of its count is used as is
                 held, self.partial_reveal = self.partial_reveal, None
                 if held:
-                    return {"kind": "reveal", "seat": seat, "cards": held, **meta}, purpose + " (count differs)"
+                    self.seen_in = held.pop("_obs", obs)
+                    return {"kind": "reveal", "seat": seat, **held}, purpose + " (count differs)"
                 return None, "reveal zone cleared"
             if len(cards) < state.hands[seat]:
-                self.partial_reveal = cards
+                self.partial_reveal = {"cards": cards, **meta, "_obs": obs}
                 return None, f"{len(cards)} of seat {seat}'s {state.hands[seat]} cards laid so far"
             self.partial_reveal = None
             return {"kind": "reveal", "seat": seat, "cards": cards, **meta}, purpose
@@ -109,3 +115,11 @@ class ObservationMapper:
                 return {"kind": "draw", **meta}, "voluntary draw (inferred)"
             return None, f"a reach into the draw pile in phase '{phase}': ignored"
         return None, f"'{kind}' observations carry no input"
+
+
+def _candidates(cards: list[dict[str, Any]]) -> dict[str, Any]:
+    """{"candidates": per card its likeliest faces} when vision gave them for every card."""
+    cands = [c.get("candidates") for c in cards]
+    if not cards or not all(cands):
+        return {}
+    return {"candidates": [[[str(f), float(p)] for f, p in c[:3]] for c in cands]}

@@ -34,6 +34,12 @@ CardId = Annotated[str, AfterValidator(_card)]
 Seat = Annotated[int, Field(ge=0, le=9)]
 ColourName = Literal["red", "yellow", "green", "blue"]
 Gesture = Literal["press", "double", "hold"]
+#: The camera's likeliest faces for each card it read, best first: [[card, probability], ...]
+#: per card, in the order of the input's cards.
+Candidates = tuple[tuple[tuple[CardId, Annotated[float, Field(ge=0.0, le=1.0)]], ...], ...]
+#: A reading the table is unsure of (table/doubt.py): {"why": [reasons], "card": index or None}.
+#: The referee plays it as read; the host is asked and answers with an `amend`.
+Unsure = dict[str, Any]
 
 
 class Input:
@@ -72,6 +78,8 @@ class Flip(Input):
     confidence: float | None = None
     frame: int | None = None
     source: str | None = None
+    candidates: Candidates | None = None
+    unsure: Unsure | None = None
 
 
 @dataclass(slots=True)
@@ -86,6 +94,8 @@ class Play(Input):
     frame: int | None = None
     source: str | None = None
     at: Annotated[float | None, Field(ge=0.0)] = None  # seconds, opens timed windows (H11)
+    candidates: Candidates | None = None
+    unsure: Unsure | None = None
 
 
 @dataclass(slots=True)
@@ -167,6 +177,8 @@ class Reveal(Input):
     seat: Seat = 0
     cards: tuple[CardId, ...] = ()
     source: str | None = None
+    candidates: Candidates | None = None
+    unsure: Unsure | None = None
 
 
 @dataclass(slots=True)
