@@ -118,8 +118,12 @@ class ObservationMapper:
 
 
 def _candidates(cards: list[dict[str, Any]]) -> dict[str, Any]:
-    """{"candidates": per card its likeliest faces} when vision gave them for every card."""
-    cands = [c.get("candidates") for c in cards]
-    if not cards or not all(cands):
+    """{"candidates": per card its likeliest faces} when vision gave them (a card without
+    them counts as its one face at its confidence)."""
+    if not any(c.get("candidates") for c in cards):
         return {}
-    return {"candidates": [[[str(f), float(p)] for f, p in c[:3]] for c in cands]}
+    return {"candidates": [
+        [[str(f), float(p)] for f, p in c["candidates"][:3]] if c.get("candidates")
+        else [[c["card"], float(c.get("confidence", 1.0))]]
+        for c in cards
+    ]}  # fmt: skip

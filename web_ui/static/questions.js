@@ -68,7 +68,8 @@
     const sel = $("replay-entry");
     const keep = sel.value;
     const rows = data.entries.filter((e) => (e.payload || {}).source === "camera").reverse();
-    sel.replaceChildren(...rows.map((e) => el("option", { value: e.seq, text: `#${e.seq} ${e.text}` })));
+    const short = (t) => (t.length > 56 ? `${t.slice(0, 55)}…` : t);
+    sel.replaceChildren(...rows.map((e) => el("option", { value: e.seq, text: short(`#${e.seq} ${e.text}`) })));
     if (keep && rows.some((e) => String(e.seq) === keep)) sel.value = keep;
   }
 
