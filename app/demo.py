@@ -98,6 +98,10 @@ class DemoReport:
     wrong_asked: int = 0
     correct_asked: int = 0
     question_tags: dict[str, int] = field(default_factory=dict)
+    # Per camera reading: (likeliest face's probability, its margin over the runner-up, the
+    # card-independent doubts (illegal, count), read right?) for threshold sweeps
+    # (tests/bench/bench_ask.py); not in the JSON report.
+    readings: list[tuple[float, float, tuple[str, ...], bool]] = field(default_factory=list)
 
     @property
     def referee_matches_truth(self) -> bool:
@@ -289,6 +293,13 @@ class DemoDriver:
             else:
                 r.wrong_readings += 1
                 r.wrong_asked += asked
+            tops, margins = [], []
+            for cands in got.get("candidates") or ():
+                if cands:
+                    tops.append(float(cands[0][1]))
+                    margins.append(float(cands[0][1]) - (float(cands[1][1]) if len(cands) > 1 else 0.0))
+            fixed_tags = tuple(t for t in (got.get("unsure") or {}).get("tags", []) if t in ("illegal", "count"))
+            r.readings.append((min(tops, default=1.0), min(margins, default=1.0), fixed_tags, i == right))
 
     def _settle_held_score(self) -> None:
         """A round whose score the referee holds (a revealed hand the camera read short, e.g.

@@ -224,12 +224,13 @@ def test_the_writer_thread_writes_clips_off_the_frame_loop(tmp_path):
 
 
 def test_a_pipeline_result_feeds_the_recorder(tmp_path):
-    from vision.observations import CardsPlayed, ObservedCard
+    from vision.observations import CardsPlayed, LikelyDraw, ObservedCard, PileCovered
 
     rec = recorder(tmp_path)
     card = ObservedCard("red-7", 0.9, (560.0, 260.0, 660.0, 420.0), (610.0, 340.0))
     frame = SimpleNamespace(number=9, timestamp=0.9, image=image(9))
-    rec.on_result(SimpleNamespace(frame=frame, detections=[det()], observations=[CardsPlayed((card,), 9, 0.9, 0.9)]))
+    observations = [PileCovered(False, 9, 0.9, 1.0), CardsPlayed((card,), 9, 0.9, 0.9), LikelyDraw(9, 0.9, 0.7)]
+    rec.on_result(SimpleNamespace(frame=frame, detections=[det()], observations=observations))
     assert rec._crops[9][0][:2] == b"\xff\xd8" and len(rec.ring) == 1
 
 
@@ -345,3 +346,27 @@ def test_a_full_disk_leaves_the_game_and_its_log_going(tmp_path):
     msgs = [m for m in hub.feed.all() if m["type"] == "replay"]
     assert len(msgs) == 1 and "only 1 MB free" in msgs[0]["payload"]["text"]
     assert "clips stopped" in hub.replay_clip(3)["message"]
+
+
+def test_the_simulated_table_read_by_the_pipeline_keeps_a_clip_of_the_card_it_read(tmp_path):
+    from vision.config import SimSourceConfig, SimTruthDetectorConfig, VisionConfig
+    from vision.live import SimulatedCamera
+
+    cfg = VisionConfig(source=SimSourceConfig(), detector=SimTruthDetectorConfig(seed=1, flicker_rate=0.0))
+    camera = SimulatedCamera(cfg, seed=1)
+    rec = recorder(tmp_path)
+    camera.pipeline.listeners.append(rec.on_result)
+    camera.act("play", ("red-7",))
+    played = []
+    for _ in range(90):
+        for obs in camera.step():
+            if obs["type"] == "discard":
+                played.append(obs)
+                rec.keep(len(played), obs)
+    rec.flush()
+    assert [c["card"] for c in played[0]["cards"]] == ["red-7"]
+    assert played[0]["cards"][0]["candidates"][0][0] == "red-7"  # the guesses travel with the card
+    clip = rec.clip(1)
+    assert clip["state"] == "ok" and clip["cards"][0]["card"] == "red-7" and rec.crop(1, 0)[:2] == b"\xff\xd8"
+    assert any(b[0] == "red-7" for f in clip["frames"] for b in f["boxes"])
+    assert clip["frames"][clip["at"]]["n"] == played[0]["frame"]

@@ -106,7 +106,9 @@ def _corners(det) -> list[float]:
 
 def _cards(observation) -> list:
     """The cards of an observation (vision's dataclass or its JSON)."""
-    return list(observation.cards if hasattr(observation, "cards") else observation.get("cards", []))
+    if isinstance(observation, dict):
+        return list(observation.get("cards") or [])
+    return list(getattr(observation, "cards", None) or [])  # a covered pile or a draw has none
 
 
 def _box(card):
