@@ -370,3 +370,33 @@ def test_the_simulated_table_read_by_the_pipeline_keeps_a_clip_of_the_card_it_re
     assert clip["state"] == "ok" and clip["cards"][0]["card"] == "red-7" and rec.crop(1, 0)[:2] == b"\xff\xd8"
     assert any(b[0] == "red-7" for f in clip["frames"] for b in f["boxes"])
     assert clip["frames"][clip["at"]]["n"] == played[0]["frame"]
+
+
+def test_run_and_demo_attach_replay_beside_the_match_and_tell_the_host_when_clips_stop(tmp_path):
+    from app.commands import _attach_replay
+    from vision.config import SimTruthDetectorConfig, VisionConfig
+    from vision.pipeline import VisionPipeline
+
+    cfg = VisionConfig(detector=SimTruthDetectorConfig())
+    hub = TableHub(EventLog(tmp_path / "match-9.db", preset("official")), NAMES, match_dir=tmp_path)
+    pipeline = VisionPipeline(cfg)
+    rec = _attach_replay(hub, cfg, pipeline)
+    try:
+        assert hub.replay is rec and rec.on_result in pipeline.listeners
+        assert rec.match == tmp_path / "match-9.replay"
+        rec.on_problem("clips stopped: only 3 MB free on the data disk")
+        (msg,) = [m for m in hub.feed.all() if m["type"] == "replay"]
+        assert msg["payload"] == {"status": "stopped", "text": "clips stopped: only 3 MB free on the data disk"}
+        hub.submit({"kind": "new-match"}, source="host")  # a new log: its clips go beside it
+        assert rec.match == ClipStoreDir(hub.log.path) and rec.match != tmp_path / "match-9.replay"
+    finally:
+        rec.close()
+        hub.close()
+    off = cfg.model_copy(update={"replay": ReplayConfig(enabled=False)})
+    assert _attach_replay(TableHub(MemoryLog(preset("official")), NAMES), off, VisionPipeline(off)) is None
+
+
+def ClipStoreDir(db):  # noqa: N802 - reads as the path it returns
+    from vision.replay import ClipStore
+
+    return ClipStore.dir_for(db)

@@ -9,9 +9,11 @@
   never the round in play; a pruned clip leaves its JSON saying so. A disk nearly full stops
   the clips (the game and its log go on) and says why.
 - `ReplayRecorder`: both, fed by the vision pipeline (`on_result`, a pipeline listener) and
-  told by the app which log entry an observation became (`keep`); the clip is written once
-  `after_s` seconds after the moment have been seen, by a writer thread (the frame loop
-  never waits for the disk).
+  told by the app which log entry an observation became (`keep`). The frame loop only hands
+  over a reference to each frame it keeps (`fps` a second, and every frame an observation
+  was decided on): an encoder thread shrinks and encodes it and cuts the crops, a writer
+  thread writes a clip once `after_s` seconds after its moment have been seen. The frame
+  loop never waits for either; a frame the encoder has no time for is dropped (counted).
 
 Frame numbers restart with every run of the app, so kept frames are named by run and number.
 """
@@ -377,9 +379,22 @@ class _Pending:
     entry: int
     match: Path
     timestamp: float
+    frame: int | None  # the frame the observation was decided on (its crops)
     meta: dict[str, Any]
-    crops: list[bytes | None]
     marks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def shrink(image: np.ndarray, width: int) -> np.ndarray:
+    """`image` scaled down to `width` pixels wide: halved by area averaging while it is twice
+    as wide or more (OpenCV's fast path), then linear for the rest (a 1280x720 frame to 480
+    costs ~1 ms; area averaging straight to 480 costs ten times that)."""
+    h, w = image.shape[:2]
+    while w >= 2 * width:
+        image = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        h, w = image.shape[:2]
+    if w > width:
+        image = cv2.resize(image, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_LINEAR)
+    return image
 
 
 class ReplayRecorder:
@@ -413,13 +428,20 @@ class ReplayRecorder:
         self._last_kept = -1e18
         self._last_t = 0.0
         self._reported: str | None = None
-        self.encode_ms: deque[float] = deque(maxlen=500)
+        self.encode_ms: deque[float] = deque(maxlen=500)  # the encoder's time per kept frame
+        self.encode_cpu_ms: deque[float] = deque(maxlen=500)  # its CPU time (load-independent)
+        self.loop_ms: deque[float] = deque(maxlen=500)  # what the frame loop spent on replay
+        self.dropped = 0  # frames the encoder had no time for
         self._sync = sync
         self._jobs: queue.Queue = queue.Queue()
+        self._frames: queue.Queue = queue.Queue(maxsize=16)
         self._writer: threading.Thread | None = None
+        self._encoder: threading.Thread | None = None
         if not sync:
             self._writer = threading.Thread(target=self._write_loop, name="replay-writer", daemon=True)
             self._writer.start()
+            self._encoder = threading.Thread(target=self._encode_loop, name="replay-encoder", daemon=True)
+            self._encoder.start()
 
     # ----- where the clips go
 
@@ -454,25 +476,52 @@ class ReplayRecorder:
                        result.detections, observations)  # fmt: skip
 
     def add_frame(self, number: int, timestamp: float, image: np.ndarray, detections=(), observations=()) -> None:
+        """A frame as the camera gave it (read-only, full size) and what was found in it.
+        Cheap: a kept frame is handed to the encoder thread by reference."""
         t0 = time.perf_counter()
-        self._last_t = timestamp
-        if observations:
-            crops = [crop_card(image, _box(c), self.cfg.crop_height) for o in observations for c in _cards(o)]
+        boxes = [_box(c) for o in observations for c in _cards(o)]
+        if not boxes and timestamp - self._last_kept < 1.0 / self.cfg.fps - 1e-6:
+            self.loop_ms.append((time.perf_counter() - t0) * 1000)
+            return
+        self._last_kept = timestamp
+        job = (number, timestamp, image, list(detections), boxes)
+        if self._sync:
+            self._encode(*job)
+            return
+        try:
+            self._frames.put_nowait(job)
+        except queue.Full:
+            self.dropped += 1
+        self.loop_ms.append((time.perf_counter() - t0) * 1000)
+
+    def _encode_loop(self) -> None:
+        while True:
+            job = self._frames.get()
+            try:
+                if job is None:
+                    return
+                self._encode(*job)
+            except Exception:  # noqa: BLE001 - a frame must never stop the table
+                log.exception("replay: a frame could not be kept")
+            finally:
+                self._frames.task_done()
+
+    def _encode(self, number: int, timestamp: float, image: np.ndarray, detections: list, boxes: list) -> None:
+        t0, c0 = time.perf_counter(), time.thread_time()
+        if boxes:  # the cards an observation read, cut from the full-size frame
+            crops = [crop_card(image, b, self.cfg.crop_height) for b in boxes]
             with self._lock:
                 self._crops[number] = crops
                 while len(self._crops) > 64:
                     self._crops.popitem(last=False)
-        if observations or timestamp - self._last_kept >= 1.0 / self.cfg.fps - 1e-6:
-            self._last_kept = timestamp
-            h, w = image.shape[:2]
-            s = min(1.0, self.cfg.width / w)
-            small = image if s >= 1.0 else cv2.resize(image, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-            boxes = tuple(
-                (d.card, round(float(d.confidence), 2), [round(v * s, 1) for v in _corners(d)]) for d in detections
-            )
-            self.ring.add(KeptFrame(number, timestamp, encode_jpeg(small, self.cfg.quality), boxes,
-                                    (small.shape[1], small.shape[0])))  # fmt: skip
-            self.encode_ms.append((time.perf_counter() - t0) * 1000)
+        small = shrink(image, self.cfg.width)
+        s = small.shape[1] / image.shape[1]
+        marks = tuple((d.card, round(float(d.confidence), 2), [round(v * s, 1) for v in _corners(d)]) for d in detections)
+        self.ring.add(KeptFrame(number, timestamp, encode_jpeg(small, self.cfg.quality), marks,
+                                (small.shape[1], small.shape[0])))  # fmt: skip
+        self.encode_ms.append((time.perf_counter() - t0) * 1000)
+        self.encode_cpu_ms.append((time.thread_time() - c0) * 1000)
+        self._last_t = timestamp
         self._due(timestamp)
 
     # ----- the app side
@@ -484,7 +533,6 @@ class ReplayRecorder:
             if match is None:
                 return
             frame = observation.get("frame")
-            crops = self._crops.get(frame, []) if frame is not None else []
             cards = [
                 {k: c.get(k) for k in ("card", "confidence", "candidates") if c.get(k) is not None}
                 for c in observation.get("cards", []) or []
@@ -494,7 +542,7 @@ class ReplayRecorder:
                 "entry": entry, "run": self.run, "frame": frame, "timestamp": ts,
                 "observation": observation.get("type"), "cards": cards, "fps": self.cfg.fps, "marks": [],
             }  # fmt: skip
-            self._pending.append(_Pending(entry, match, ts, meta, list(crops[: len(cards)])))
+            self._pending.append(_Pending(entry, match, ts, frame, meta))
         self._due(self._last_t)
 
     def _due(self, now: float) -> None:
@@ -508,10 +556,12 @@ class ReplayRecorder:
 
     def _submit(self, p: _Pending) -> None:
         frames = self.ring.between(p.timestamp - self.cfg.before_s, p.timestamp + self.cfg.after_s)
+        with self._lock:
+            crops = list(self._crops.get(p.frame, []))[: len(p.meta["cards"])] if p.frame is not None else []
         if self._sync:
-            self._write(p, frames)
+            self._write(p, frames, crops)
         else:
-            self._jobs.put((p, frames))
+            self._jobs.put((p, frames, crops))
 
     def _write_loop(self) -> None:
         while True:
@@ -525,7 +575,7 @@ class ReplayRecorder:
             finally:
                 self._jobs.task_done()
 
-    def _write(self, p: _Pending, frames: list[KeptFrame]) -> None:
+    def _write(self, p: _Pending, frames: list[KeptFrame], crops: list[bytes | None]) -> None:
         meta = dict(p.meta)
         if frames:
             meta["size"] = list(frames[0].size)
@@ -534,7 +584,7 @@ class ReplayRecorder:
         with self._lock:
             protect = self._protect
         with self._store_lock:
-            self.store.save(p.match, p.entry, meta, frames, p.crops, protect)
+            self.store.save(p.match, p.entry, meta, frames, crops, protect)
             problem = self.store.stopped
         if problem != self._reported:
             self._reported = problem
@@ -542,23 +592,26 @@ class ReplayRecorder:
                 self.on_problem(problem)
 
     def flush(self, timeout: float = 10.0) -> None:
-        """Write every clip still waiting for its `after_s` seconds now, and wait for the
-        writer (a stop, a test)."""
+        """Keep the frames handed over so far, write every clip still waiting for its
+        `after_s` seconds now, and wait for the writer (a stop, a test)."""
+        deadline = time.monotonic() + timeout
+        while self._frames.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.01)
         with self._lock:
             pending, self._pending = self._pending, []
         for p in pending:
             self._submit(p)
-        if self._writer is not None:
-            deadline = time.monotonic() + timeout
-            while self._jobs.unfinished_tasks and time.monotonic() < deadline:
-                time.sleep(0.01)
+        while self._jobs.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def close(self) -> None:
         self.flush()
-        if self._writer is not None:
-            self._jobs.put(None)
-            self._writer.join(5.0)
-            self._writer = None
+        for q, attr in ((self._frames, "_encoder"), (self._jobs, "_writer")):
+            thread = getattr(self, attr)
+            if thread is not None:
+                q.put(None)
+                thread.join(5.0)
+                setattr(self, attr, None)
 
     # ----- reading (the dashboard, through the app hub)
 
@@ -640,4 +693,5 @@ class ReplayRecorder:
             "ring_mb": round(self.ring.nbytes / MB, 2),
             "disk_mb": round(self.store.total_bytes / MB, 1),
             "clips": len(self.store._clips),
+            "dropped_frames": self.dropped,
         }
