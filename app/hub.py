@@ -567,7 +567,10 @@ class TableHub:
         words = self.words
         for v, entry in zip(view["verdicts"], self._verdict_entries(len(view["verdicts"])), strict=True):
             v["text"], v["reason"], v["entry"] = words(v["text"]), words(v["reason"]), entry
-        view["questions"] = len(self.questions())
+        with self._lock:  # open questions: asked about and not corrected since (cheap: no parsing)
+            view["questions"] = sum(
+                1 for e in self._entries if e["payload"].get("unsure") and e.get("corrected_by") is None
+            )
         view["replay"] = self.replay.status() if self.replay is not None else None
         return view
 

@@ -95,6 +95,7 @@ def _replay_figures(rec) -> dict:
         "dropped_frames": rec.dropped,
         # in the frame loop: the hand-over only; beside it: shrink, encode, crops
         "frame_loop_ms_mean": round(statistics.fmean(loop), 3) if loop else None,
+        "frame_loop_ms_median": round(statistics.median(loop), 3) if loop else None,
         "encoder_ms_mean": round(statistics.fmean(ms), 2) if ms else None,
         "encoder_cpu_ms_mean": round(statistics.fmean(cpu), 2) if cpu else None,
         "encoder_ms_max": round(max(ms), 2) if ms else None,

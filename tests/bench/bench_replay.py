@@ -80,6 +80,7 @@ def main() -> int:
             "encoder_ms_mean": round(statistics.fmean(rec.encode_ms), 2) if rec.encode_ms else None,
             "encoder_cpu_ms_mean": round(statistics.fmean(rec.encode_cpu_ms), 2) if rec.encode_cpu_ms else None,
             "frame_loop_ms_mean": round(statistics.fmean(rec.loop_ms), 3) if rec.loop_ms else None,
+            "frame_loop_ms_median": round(statistics.median(rec.loop_ms), 3) if rec.loop_ms else None,
             "dropped_frames": rec.dropped,
             "frame_kb_mean": round(statistics.fmean(frame_sizes) / 1024, 1) if frame_sizes else None,
             "crop_kb_mean": round(statistics.fmean(crops) / 1024, 1) if crops else None,
