@@ -38,8 +38,13 @@ def play(seed: int, rounds: int, detector: str) -> dict:
     t0 = time.perf_counter()
     report = DemoDriver(hub, camera, seed=seed).play(rounds)
     out = report.to_json()
+    wrong = [  # what the camera got wrong, and whether the table asked
+        {"what": m["what"], "truth": m["truth"], "read": {k: m["table"].get(k) for k in ("kind", "cards", "candidates")},
+         "asked": (m["table"].get("unsure") or {}).get("tags")}
+        for m in out["mismatches"] if m["what"] in ("misread", "extra") and isinstance(m.get("table"), dict)
+    ]  # fmt: skip
     return {"seed": seed, "rounds": report.rounds, "seconds": round(time.perf_counter() - t0, 1),
-            "camera_readings": len(report.readings), "questions": out["questions"],
+            "camera_readings": len(report.readings), "questions": out["questions"], "wrong": wrong,
             "readings": report.readings}
 
 
