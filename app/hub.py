@@ -20,13 +20,16 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from app.matchfiles import new_seat_tokens
 from app.observe import ObservationMapper
+from app.session import Session
 from table.cards import CARD_IDS
 from table.doubt import doubt, options
 from table.errors import UnoTableError
 from table.events import Event, RoundStarted, StateRebuilt, event_from_dict
 from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
 from table.log import EventLog, MemoryLog
+from table.names import clean_names
 from table.referee import (
     CHALLENGE,
     COLOUR,
@@ -34,10 +37,8 @@ from table.referee import (
     IN_ROUND,
     MATCH_OVER,
     ROUND_OVER,
-    check_input,
-    new_state,
+    State,
     snapshot,
-    step,
 )
 from table.rules import PRESETS, RulesConfig, load_rules
 from table.wording import card_words, with_names
@@ -121,19 +122,21 @@ class TableHub:
         panel: Any = None,
         match_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
+        matches: Any = None,
+        seat_tokens: dict[int, str] | None = None,
         ask: dict[str, Any] | None = None,
         replay: Any = None,
     ) -> None:
-        self.log = log
-        self.rules_config: RulesConfig = log.rules
-        n = self.rules_config.players
+        n = log.rules.players
         self.names = list(names or [f"Seat {i}" for i in range(n)])
         if len(self.names) != n:
             raise CommandError(f"{len(self.names)} names given for {n} seats")
-        self.preset = preset or self.rules_config.name
+        self.preset = preset or log.rules.name
         self.frames = frames
         self.panel = panel
         self.match_dir = match_dir
+        self.matches = matches  # app.matchfiles.MatchStore: numbers, current pointer, names, seat links
+        self._seat_tokens = dict(seat_tokens) if seat_tokens else new_seat_tokens()
         self.clock = clock
         self.ask = {"enabled": True, **(ask or {})}
         self.replay = replay
@@ -146,15 +149,30 @@ class TableHub:
         self._last_camera_play: tuple[int, dict, float, int] | None = None  # (log entry, input, clock, seat)
         self.camera_status: dict[str, Any] = {"status": "none", "message": None}
         self._listeners: list[Listener] = []
-        self._lock = threading.Lock()  # guards state and log
         self._queue: queue.Queue[tuple[dict[str, Any] | Any, str, Future] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
         # State is the fold over the log; the feed is rebuilt with it, so message numbers and
         # the log view are the same after a restart (power cut) as before it.
-        self.state = new_state(self.rules_config)
         self._entries: list[dict[str, Any]] = []
-        for inp in log.inputs():
-            self._apply_logged(inp, source="log")
+        self._source = "log"
+        self._seating: tuple[int, ...] = tuple(range(n))  # who sits where (T2/T3), for names
+        self.session = Session(log=log, on_step=self._record)
+
+    @property
+    def log(self) -> EventLog | MemoryLog:
+        return self.session.log
+
+    @property
+    def rules_config(self) -> RulesConfig:
+        return self.session.rules
+
+    @property
+    def state(self) -> State:
+        return self.session.state
+
+    @property
+    def _lock(self):
+        return self.session.lock
 
     # ----- the single writer
 
@@ -217,7 +235,7 @@ class TableHub:
             raise CommandError(f"the game is paused by the host; {kind or 'input'} from {source} ignored")
         observed = None  # the observation (JSON) this input was read from
         if kind == "observation":  # vision's report: its meaning depends on the state now
-            mapped, why = self.mapper.to_input(command["observation"], self.state)
+            mapped, why = self._map_observation(command)
             observed = self.mapper.seen_in
             if mapped is None:
                 return {"ok": True, "ignored": why, "events": []}
@@ -240,10 +258,9 @@ class TableHub:
                           min_margin=self.ask.get("min_margin", 0.25))  # fmt: skip
             inp.unsure = asked
         with self._lock:
-            check_input(self.state, inp)
-            self.log.append(inp)  # logged (committed) before it is acted on
             under = self.state.top
-            events = self._apply_logged(inp, source)
+            self._source = source
+            events = self.session.apply(inp)  # checked, logged (committed), then applied
             if inp.kind == "play":
                 self._jump_claim = None  # a claim is for the next card, whoever reported it
                 # Only a card the camera saw land on its twin, given to the turn seat, can be
@@ -280,6 +297,15 @@ class TableHub:
                 old = self._entries[e.target - 1]
                 if old["payload"].get("unsure"):
                     self.feed.publish("question", self._question(e.target) or {"entry": e.target})
+
+    def _map_observation(self, command: Any) -> tuple[dict[str, Any] | None, str]:
+        obs = command.get("observation") if isinstance(command, dict) else getattr(command, "observation", None)
+        if not isinstance(obs, dict):
+            raise CommandError(f"observation: expected an object like vision reports, got {type(obs).__name__}")
+        try:
+            return self.mapper.to_input(obs, self.state)
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise CommandError(f"observation: not the shape vision reports ({exc.__class__.__name__}: {exc})") from None
 
     # ----- H5: who jumped in (the camera sees the card, not the hand's owner)
 
@@ -330,10 +356,16 @@ class TableHub:
         elif claimed != seat:
             raise CommandError(f"seat {seat}'s controller cannot act for seat {claimed}")
 
-    def _apply_logged(self, inp: Any, source: str) -> list[Event]:
-        self.state, events = step(self.state, inp)
+    def _record(self, inp: Any, events: list[Event]) -> None:
+        """The session's step hook: the log view and the live feed, replayed or live."""
+        source = self._source
         entry = input_to_dict(inp)
         seat = entry.get("seat")
+        for e in events:  # the names in this entry's words are those of who sits there now
+            if e.kind == "seating_set":
+                self._seating = tuple(e.seating)
+            elif type(e) is StateRebuilt and getattr(self, "session", None) is not None:
+                self._seating = tuple(self.session.state.seating)
         words = self.words
         text = "; ".join(words(e.text()) for e in events) or inp.kind
         if entry.get("unsure"):
@@ -359,13 +391,12 @@ class TableHub:
                 if e.action == "undo":
                     old["withdrawn"] = True
         self.feed.publish_events(events, words)
-        return events
 
     # ----- names, not seats
 
     def seat_names(self) -> list[str]:
         """Who sits at each seat now (T2/T3 move players between rounds)."""
-        seating = self.state.seating
+        seating = self._seating
         return [
             self.names[seating[i]] if i < len(seating) and seating[i] < len(self.names) else name
             for i, name in enumerate(self.names)
@@ -507,36 +538,34 @@ class TableHub:
     def _new_match(self, command: dict[str, Any]) -> dict[str, Any]:
         """Setup, a rules change or a new match starts a new log: a log is played by one set of
         rules from its first entry (the old match stays on disk, readable by `replay`)."""
-        players = command.get("players")
-        names = self.names
-        if players is not None:
-            if not isinstance(players, list) or not all(isinstance(p, (dict, str)) for p in players):
-                raise CommandError("players: expected a list of {seat, name} objects")
-            names = [p["name"] if isinstance(p, dict) else p for p in players]
-            if not all(isinstance(n, str) and n.strip() for n in names):
-                raise CommandError("players: every seat needs a non-empty name")
-        preset = command.get("preset") or self.preset
-        overrides = dict(command.get("rules") or {})
-        overrides["players"] = len(names)
-        overrides.pop("name", None)
+        names, preset, overrides = _match_settings(command, self.names, self.preset)
         rules = load_rules(preset, overrides=overrides)
-        if self.match_dir is not None:
-            self.match_dir.mkdir(parents=True, exist_ok=True)
-            path = self.match_dir / f"match-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}.db"
-            new_log: EventLog | MemoryLog = EventLog(path, rules)
-            write_names(path, names)
+        if self.matches is None and self.match_dir is not None:
+            from app.matchfiles import MatchStore
+
+            self.matches = MatchStore(self.match_dir)
+        if self.matches is not None:  # numbered, made the current match, players and seat links stored
+            record, new_log = self.matches.new_match(rules, names)
+            tokens = record.seat_tokens
         else:
-            new_log = MemoryLog(rules)
+            new_log, tokens = MemoryLog(rules), new_seat_tokens()
         with self._lock:
             self.log.close()
-            self.log, self.rules_config, self.names, self.preset = new_log, rules, names, preset
-            self.state = new_state(rules)
+            self._seat_tokens = tokens  # last match's seat links stop working
             self._entries = []
+            self._source = "log"
+            self._seating = tuple(range(len(names)))
+            self.session = Session(log=new_log, on_step=self._record)
+            self.names, self.preset = names, preset
         if self.replay is not None:
             self.replay.set_match(getattr(new_log, "path", None))
         self.feed.publish("match", {"preset": preset, "players": names, "rules": rules.model_dump(mode="json")})
         self.feed.publish("snapshot", self.snapshot())
         return {"ok": True, "log": str(getattr(new_log, "path", "memory"))}
+
+    def seat_tokens(self) -> dict[int, str]:
+        """The current match's seat tokens (the secrets in the seat QR codes)."""
+        return dict(self._seat_tokens)
 
     # ----- listeners
 
@@ -728,7 +757,7 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
         "verdicts": verdicts,
         "match": {
             "round": ref["round"],
-            "format": "standard",
+            "format": ref["format"],
             "target": ref["target"],
             "preset": preset,
             "scores": ref["scores"],
@@ -739,7 +768,32 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
     }
 
 
-# ----- match files: the log DB plus the player names beside it
+def _match_settings(command: dict[str, Any], names: list[str], preset: str) -> tuple[list[str], str, dict]:
+    """Setup's players, preset and rule overrides, checked (one validation of names for the
+    config file and Setup: table/names.py)."""
+    players = command.get("players")
+    if players is not None:
+        if not isinstance(players, list) or not all(isinstance(p, (dict, str)) for p in players):
+            raise CommandError("players: expected a list of {seat, name} objects")
+        if not all(isinstance(p, str) or "name" in p for p in players):
+            raise CommandError("players: every {seat, name} object needs a 'name'")
+        try:
+            names = clean_names(p["name"] if isinstance(p, dict) else p for p in players)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+    preset = command.get("preset") or preset
+    if not isinstance(preset, str):
+        raise CommandError(f"preset: expected a preset name, got {type(preset).__name__}")
+    rules = command.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise CommandError(f"rules: expected an object of rule options, got {type(rules).__name__}")
+    overrides = dict(rules)
+    overrides["players"] = len(names)
+    overrides.pop("name", None)
+    return names, preset, overrides
+
+
+# ----- match files: the log DB plus the player names beside it (before app/matchfiles.py)
 
 
 def names_path(db: Path) -> Path:

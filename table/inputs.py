@@ -34,11 +34,16 @@ CardId = Annotated[str, AfterValidator(_card)]
 Seat = Annotated[int, Field(ge=0, le=9)]
 ColourName = Literal["red", "yellow", "green", "blue"]
 Gesture = Literal["press", "double", "hold"]
+# Numbers are finite and bounded: every number the log keeps is one a browser's JSON.parse
+# reads back exactly (no Infinity, no NaN, nothing past 2**53).
+Seconds = Annotated[float, Field(ge=0.0, le=1e9, allow_inf_nan=False)]  # the table clock
+Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+FrameNo = Annotated[int, Field(ge=0, le=2**53)]
 #: The camera's likeliest faces for each card it read, best first: [[card, probability], ...]
 #: per card, in the order of the input's cards.
-Candidates = tuple[tuple[tuple[CardId, Annotated[float, Field(ge=0.0, le=1.0)]], ...], ...]
-#: A reading the table is unsure of (table/doubt.py): {"why": [reasons], "card": index or None}.
-#: The referee plays it as read; the host is asked and answers with an `amend`.
+Candidates = tuple[tuple[tuple[CardId, Confidence], ...], ...]
+#: A reading the table is unsure of (table/doubt.py): {"why": [reasons], "tags", "card": index
+#: or None}. The referee plays it as read; the host is asked and answers with an `amend`.
 Unsure = dict[str, Any]
 
 
@@ -75,8 +80,8 @@ class Flip(Input):
 
     kind: ClassVar[str] = "flip"
     card: CardId = "red-0"
-    confidence: float | None = None
-    frame: int | None = None
+    confidence: Confidence | None = None
+    frame: FrameNo | None = None
     source: str | None = None
     candidates: Candidates | None = None
     unsure: Unsure | None = None
@@ -90,10 +95,10 @@ class Play(Input):
     kind: ClassVar[str] = "play"
     cards: tuple[CardId, ...] = ()
     seat: Seat | None = None
-    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    frame: int | None = None
+    confidence: Confidence | None = None
+    frame: FrameNo | None = None
     source: str | None = None
-    at: Annotated[float | None, Field(ge=0.0)] = None  # seconds, opens timed windows (H11)
+    at: Seconds | None = None  # seconds, opens timed windows (H11)
     candidates: Candidates | None = None
     unsure: Unsure | None = None
 
@@ -128,7 +133,7 @@ class SeatGesture(Input):
     kind: ClassVar[str] = "gesture"
     seat: Seat = 0
     gesture: Gesture = "press"
-    at: Annotated[float, Field(ge=0.0)] = 0.0
+    at: Seconds = 0.0
 
 
 @dataclass(slots=True)
@@ -147,7 +152,7 @@ class CallUno(Input):
 
     kind: ClassVar[str] = "call_uno"
     seat: Seat = 0
-    at: float | None = None
+    at: Seconds | None = None
 
 
 @dataclass(slots=True)
@@ -157,7 +162,7 @@ class Catch(Input):
     kind: ClassVar[str] = "catch"
     seat: Seat = 0
     target: Seat | None = None
-    at: float | None = None
+    at: Seconds | None = None
 
 
 @dataclass(slots=True)
@@ -238,7 +243,7 @@ class Attack(Input):
     it to 0..house.attack_max cards, so it stays pure and replayable."""
 
     kind: ClassVar[str] = "attack"
-    roll: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    roll: Annotated[float, Field(ge=0.0, lt=1.0, allow_inf_nan=False)] = 0.0
     seat: Seat | None = None
 
 
@@ -247,7 +252,7 @@ class Tick(Input):
     """The table clock (seconds, same clock as gesture `at`): closes timed windows (H11)."""
 
     kind: ClassVar[str] = "tick"
-    at: Annotated[float, Field(ge=0.0)] = 0.0
+    at: Seconds = 0.0
 
 
 @dataclass(slots=True)

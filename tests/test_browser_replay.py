@@ -113,11 +113,14 @@ def played(tmp_path):
 def phone(browser):  # noqa: F811
     ctx = browser.new_context(viewport=PHONE, device_scale_factor=1)
     pg = ctx.new_page()
+    pg.set_default_timeout(15000)  # a loaded test machine: pages and clips take their time
+    expect.set_options(timeout=15000)
     pg.errors = []
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))
     # a clip that is missing or pruned answers 404 or 410 on purpose (the player says why)
     pg.on("console", lambda m: m.type == "error" and not ("404" in m.text or "410" in m.text) and pg.errors.append(m.text))
     yield pg
+    expect.set_options(timeout=5000)  # Playwright's default again for the other tests
     ctx.close()
 
 
@@ -146,7 +149,7 @@ def test_the_host_is_asked_with_the_crop_and_one_tap_fixes_the_score(phone, play
     assert phone.request.post(srv.url + "/api/login", data={"pin": PIN}).ok
     phone.goto(srv.url + "/host")
     q = phone.locator("#questions li.question")
-    expect(q).to_have_count(1, timeout=5000)
+    expect(q).to_have_count(1, timeout=15000)
     expect(q).to_contain_text(f"revealed {wrong.replace('-', ' ')}")
     crop = q.locator("img.crop")
     expect(crop).to_be_visible()
@@ -155,17 +158,17 @@ def test_the_host_is_asked_with_the_crop_and_one_tap_fixes_the_score(phone, play
     no_sideways_scroll(phone)
     shot(phone, "replay-host-question")
     q.locator(f"button.answer[data-card='{right}']").click()
-    expect(phone.locator("#questions li.question")).to_have_count(0, timeout=5000)
+    expect(phone.locator("#questions li.question")).to_have_count(0, timeout=15000)
     expect(phone.locator("#questions-none")).to_be_visible()
     assert hub.scores()["totals"] == truth  # the score follows the answer
     last = hub.log.inputs()[-1]
     assert last.kind == "amend" and right in last.input["cards"]
     phone.goto(srv.url + "/log")
-    expect(phone.locator("#log tbody tr[data-kind='amend']")).to_have_count(1, timeout=5000)
+    expect(phone.locator("#log tbody tr[data-kind='amend']")).to_have_count(1, timeout=15000)
     expect(phone.locator("#log tbody tr[data-kind='amend']")).to_contain_text("amend of log entry")
     phone.goto(srv.url + "/scores")
     winner = max(range(4), key=lambda s: truth[s])
-    expect(phone.locator("#score-table tfoot")).to_contain_text(str(truth[winner]), timeout=5000)
+    expect(phone.locator("#score-table tfoot")).to_contain_text(str(truth[winner]), timeout=15000)
     assert phone.errors == []
 
 
@@ -175,10 +178,10 @@ def test_a_camera_entry_replays_on_the_log_page_frames_advancing(phone, played):
     entry = plays[len(plays) // 2]
     phone.goto(srv.url + "/log")
     button = phone.locator(f"#log tbody tr[data-seq='{entry}'] .replay-btn")
-    expect(button).to_be_visible(timeout=5000)
+    expect(button).to_be_visible(timeout=15000)
     button.click()
     dlg = phone.locator("dialog#replay")
-    expect(dlg).to_have_attribute("data-state", "ok", timeout=5000)
+    expect(dlg).to_have_attribute("data-state", "ok", timeout=15000)
     wait_until(phone, "() => Number(document.querySelector('dialog#replay').dataset.shown) >= 3")
     seen = set()
     for _ in range(6):
@@ -197,7 +200,7 @@ def test_a_camera_entry_replays_on_the_log_page_frames_advancing(phone, played):
     dlg.locator("#replay-close").click()
     # the Table page's verdicts carry the same control
     phone.goto(srv.url + "/")
-    expect(phone.locator("#verdicts .replay-btn").first).to_be_visible(timeout=5000)
+    expect(phone.locator("#verdicts .replay-btn").first).to_be_visible(timeout=15000)
     assert phone.errors == []
 
 
@@ -208,7 +211,7 @@ def test_a_pruned_clip_says_so_in_the_player(phone, played):
     rec.store._prune(rec.store._clips[(rec.match, entry)], "over the disk kept for clips")
     phone.goto(srv.url + "/log")
     phone.locator(f"#log tbody tr[data-seq='{entry}'] .replay-btn").click()
-    expect(phone.locator("dialog#replay")).to_have_attribute("data-state", "pruned", timeout=5000)
+    expect(phone.locator("dialog#replay")).to_have_attribute("data-state", "pruned", timeout=15000)
     expect(phone.locator("#replay-msg")).to_contain_text("was pruned")
     assert phone.errors == []
 
@@ -217,22 +220,22 @@ def test_a_new_question_reaches_the_open_host_page_with_a_buzz_and_a_mark_is_kep
     hub, srv, _, _ = played
     assert phone.request.post(srv.url + "/api/login", data={"pin": PIN}).ok
     phone.goto(srv.url + "/host")
-    expect(phone.locator("#questions li.question")).to_have_count(1, timeout=5000)
+    expect(phone.locator("#questions li.question")).to_have_count(1, timeout=15000)
     hub.submit({"kind": "start"}, source="host")  # the next round: a starter read unsure
     hub.submit({"kind": "observation", "observation": {
         "type": "discard", "frame": 9999, "timestamp": 999.9, "confidence": 0.4,
         "cards": [{"card": "blue-6", "confidence": 0.4, "box": [200, 250, 310, 420],
                    "candidates": [["blue-6", 0.4], ["blue-9", 0.38], ["green-6", 0.1]]}]}}, source="camera")
-    expect(phone.locator("#questions li.question")).to_have_count(2, timeout=5000)
-    expect(phone.locator("body")).to_have_attribute("data-buzz", "1")
+    expect(phone.locator("#questions li.question")).to_have_count(2, timeout=15000)
+    expect(phone.locator("body")).to_have_attribute("data-buzz", "1", timeout=15000)
     expect(phone.locator("#questions li.question").first).to_contain_text("starter card blue 6")
     # a mark from the replay of a camera entry
     entry = next(e["seq"] for e in hub.log_entries(kind="play", limit=0) if e["payload"].get("source") == "camera")
     phone.select_option("#replay-entry", str(entry))
     phone.click("#replay-form button[type=submit]")
-    expect(phone.locator("dialog#replay")).to_have_attribute("data-state", "ok", timeout=5000)
+    expect(phone.locator("dialog#replay")).to_have_attribute("data-state", "ok", timeout=15000)
     phone.fill("#mark-text", "that card was slapped down by Cy")
     phone.click("#replay-mark button[type=submit]")
-    expect(phone.locator("#replay-marks li")).to_contain_text("slapped down by Cy", timeout=5000)
+    expect(phone.locator("#replay-marks li")).to_contain_text("slapped down by Cy", timeout=15000)
     assert hub.replay_clip(entry)["marks"][0]["text"] == "that card was slapped down by Cy"
     assert phone.errors == []
