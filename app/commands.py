@@ -195,7 +195,7 @@ def cmd_run(args) -> int:
             sock.close()
             raise
         hub = TableHub(log, record.players, preset=config.preset, match_dir=root / "matches",
-                       matches=store, seat_tokens=record.seat_tokens)  # fmt: skip
+                       matches=store, seat_tokens=record.seat_tokens, ask=config.ask.model_dump())  # fmt: skip
         try:
             return _serve_table(
                 hub, vision_cfg, factory, pin_map, mock, pipeline=pipeline, host=host, port=port,
@@ -237,6 +237,7 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
         hub.panel = DashboardPanel(hw, hub.names)
     board = board or FrameBoard()
     hub.frames = board
+    recorder = _attach_replay(hub, vision_cfg, pipeline)
     hub.start()
     frame_hub = vision = dash = worker = None
     try:
@@ -265,9 +266,30 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
             vision.stop()
         if frame_hub is not None:
             frame_hub.stop()
+        if recorder is not None:
+            recorder.close()
         hw.close()
         hub.close()
     return 0
+
+
+def _attach_replay(hub, vision_cfg, pipeline):
+    """Instant replay (vision/replay.py): the pipeline's frames kept in a ring buffer, and a
+    clip behind every camera entry of the log, beside the match's log file. A full disk stops
+    the clips (the game goes on) and the host is told on the dashboard."""
+    if pipeline is None or not vision_cfg.replay.enabled:
+        return None
+    from vision.replay import ReplayRecorder
+
+    def problem(message: str | None) -> None:
+        hub.feed.publish("replay", {"status": "stopped" if message else "recording",
+                                    "text": message or "clips are kept again"})  # fmt: skip
+
+    recorder = ReplayRecorder(vision_cfg.replay, on_problem=problem)
+    recorder.set_match(getattr(hub.log, "path", None))
+    hub.replay = recorder
+    pipeline.listeners.append(recorder.on_result)
+    return recorder
 
 
 # ----------------------------------------------------------------------------- demo
@@ -360,7 +382,8 @@ def cmd_demo(args) -> int:
     factory = pin_factory_for(True)
     try:
         return _serve_table(hub, vision_cfg, factory, load_pin_map(None), True,
-                            host=args.host, port=args.port, driver=play, board=board, sock=sock)  # fmt: skip
+                            host=args.host, port=args.port, driver=play, board=board, sock=sock,
+                            pipeline=pipeline)  # fmt: skip
     finally:
         store.close()
         lock.release()

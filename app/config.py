@@ -61,6 +61,23 @@ class GpioConfig(BaseModel):
     )
 
 
+class AskConfig(BaseModel):
+    """When the table asks the host about a camera reading (table/doubt.py decides; the Host
+    page shows the card's crop and its likeliest names, one tap answers)."""
+
+    model_config = ConfigDict(**_STRICT, title="Ask the host")
+
+    enabled: bool = Field(True, description="Ask the host about unsure camera readings.")
+    min_confidence: float = Field(
+        0.6, ge=0, le=1,
+        description="A card read with a probability under this is asked about.",
+    )
+    min_margin: float = Field(
+        0.25, ge=0, le=1,
+        description="A card whose two likeliest faces are closer than this in probability is asked about.",
+    )
+
+
 class AppConfig(BaseModel):
     """The whole table: who plays, by which rules, seen by which camera."""
 
@@ -88,6 +105,7 @@ class AppConfig(BaseModel):
     )
     gpio: GpioConfig = Field(default_factory=GpioConfig, description="Seat buttons, buzzer, LEDs.")
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig, description="The dashboard.")
+    ask: AskConfig = Field(default_factory=AskConfig, description="When the table asks the host about a reading.")
 
     @model_validator(mode="after")
     def _names(self) -> AppConfig:

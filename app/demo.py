@@ -93,6 +93,17 @@ class DemoReport:
     penalties_table: int = 0
     missed_uno: int = 0
     challenges: int = 0
+    # The table asks the host (table/doubt.py): camera entries asked about, the camera's wrong
+    # readings (a face misread, a card that was not played) and how many of them were asked.
+    questions: int = 0
+    wrong_readings: int = 0
+    wrong_asked: int = 0
+    correct_asked: int = 0
+    question_tags: dict[str, int] = field(default_factory=dict)
+    # Per camera reading: (likeliest face's probability, its margin over the runner-up, the
+    # card-independent doubts (illegal, count), read right?) for threshold sweeps
+    # (tests/bench/bench_ask.py); not in the JSON report.
+    readings: list[tuple[float, float, tuple[str, ...], bool]] = field(default_factory=list)
 
     @property
     def referee_matches_truth(self) -> bool:
@@ -118,6 +129,14 @@ class DemoReport:
             "penalties_table": self.penalties_table,
             "uno_catches": self.missed_uno,
             "challenges": self.challenges,
+            "questions": {
+                "asked": self.questions,
+                "wrong_readings": self.wrong_readings,
+                "wrong_asked": self.wrong_asked,
+                "wrong_covered": round(self.wrong_asked / self.wrong_readings, 3) if self.wrong_readings else None,
+                "correct_asked": self.correct_asked,
+                "tags": dict(sorted(self.question_tags.items())),
+            },
             "seconds": round(self.seconds, 2),
             "frames_per_s": round(self.frames / self.seconds, 1) if self.seconds else None,
         }
@@ -136,12 +155,15 @@ class DemoDriver:
         options: SimOptions | None = None,
         settle_frames: int = 40,
         on_frame: Any = None,
+        host_corrects: bool = True,
     ):
         self.hub = hub
         self.camera = camera
         self.buttons = buttons or DirectButtons(hub)
         self.settle_frames = settle_frames
         self.on_frame = on_frame
+        # False: a misread card is left for the real host to answer on the dashboard.
+        self.host_corrects = host_corrects
         hub.subscribe(self._on_events)
         opts = options or SimOptions(
             policies=("greedy", "random"), forget_uno=0.25, catch_rate=0.7,
@@ -240,12 +262,14 @@ class DemoDriver:
                 self._mismatch("missed", want, None)
             else:  # the host amends the misread entry
                 self._mismatch("misread", want, mine[same_kind])
-                self.hub.submit({"kind": "amend", "target": before + 1 + same_kind, "input": _as_camera(want)},
-                                source="host")  # fmt: skip
-                self.report.host_corrections += 1
                 fixed = same_kind
+                if self.host_corrects:
+                    self.hub.submit({"kind": "amend", "target": before + 1 + same_kind, "input": _as_camera(want)},
+                                    source="host")  # fmt: skip
+                    self.report.host_corrections += 1
         else:
             self.report.camera_inputs += 1
+        self._count_questions(mine, right)
         # Anything else the camera logged meanwhile (a reach taken for a draw, an older card
         # taken for a play) the host withdraws, newest first so the entry numbers hold.
         for i in reversed(range(len(mine))):
@@ -256,6 +280,29 @@ class DemoDriver:
             self.report.host_corrections += 1
         if right is None and fixed is None:
             self._host_enters(want)
+
+    def _count_questions(self, mine: list[dict[str, Any]], right: int | None) -> None:
+        """Each camera entry: was it read right, and did the table ask the host about it?"""
+        r = self.report
+        for i, got in enumerate(mine):
+            if got.get("source") != "camera" or got["kind"] not in ("flip", "play", "reveal"):
+                continue
+            asked = bool(got.get("unsure"))
+            r.questions += asked
+            for tag in (got.get("unsure") or {}).get("tags", []):
+                r.question_tags[tag] = r.question_tags.get(tag, 0) + 1
+            if i == right:
+                r.correct_asked += asked
+            else:
+                r.wrong_readings += 1
+                r.wrong_asked += asked
+            tops, margins = [], []
+            for cands in got.get("candidates") or ():
+                if cands:
+                    tops.append(float(cands[0][1]))
+                    margins.append(float(cands[0][1]) - (float(cands[1][1]) if len(cands) > 1 else 0.0))
+            fixed_tags = tuple(t for t in (got.get("unsure") or {}).get("tags", []) if t in ("illegal", "count"))
+            r.readings.append((min(tops, default=1.0), min(margins, default=1.0), fixed_tags, i == right))
 
     def _settle_held_score(self) -> None:
         """A round whose score the referee holds (a revealed hand the camera read short, e.g.

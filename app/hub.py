@@ -23,8 +23,10 @@ from typing import Any
 from app.matchfiles import new_seat_tokens
 from app.observe import ObservationMapper
 from app.session import Session
+from table.cards import CARD_IDS
+from table.doubt import doubt, options
 from table.errors import UnoTableError
-from table.events import Event, event_from_dict
+from table.events import Event, RoundStarted, StateRebuilt, event_from_dict
 from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
 from table.log import EventLog, MemoryLog
 from table.names import clean_names
@@ -37,9 +39,12 @@ from table.referee import (
     snapshot,
 )
 from table.rules import PRESETS, RulesConfig, load_rules
+from table.wording import card_words, with_names
 
 #: Host commands handled by the hub itself (the rest are referee inputs).
-HOST_COMMANDS = ("setup", "rules", "start", "pause", "resume", "end-round", "new-match")
+HOST_COMMANDS = ("setup", "rules", "start", "pause", "resume", "end-round", "new-match", "answer", "mark")
+#: Inputs the camera reads cards for: the table may be unsure of them and ask the host.
+ASKED_KINDS = ("play", "flip", "reveal")
 
 Listener = Callable[[list[Event], dict[str, Any]], None]
 
@@ -67,11 +72,11 @@ class Feed:
             self._cond.notify_all()
         return msg
 
-    def publish_events(self, events: list[Event]) -> None:
+    def publish_events(self, events: list[Event], words: Callable[[str], str] = str) -> None:
         with self._cond:
             for e in events:
                 payload = e.to_dict()
-                payload["text"] = e.text()
+                payload["text"] = words(e.text())
                 self._items.append({"seq": len(self._items) + 1, "type": e.kind, "payload": payload})
             self._cond.notify_all()
 
@@ -96,6 +101,11 @@ class TableHub:
     `log` is an EventLog (SQLite, the product) or MemoryLog (headless runs). `names` are the
     players in seat order. `frames` (optional) offers `latest(after, timeout)` for the camera
     page; `panel` (optional, mock GPIO only) offers `describe()` and `press(target, gesture)`.
+    `ask` (optional): {"enabled", "min_confidence", "min_margin"}: when the table asks the
+    host about a camera reading (table/doubt.py). `replay` (optional, vision.replay's
+    ReplayRecorder): the clip behind every camera entry; it is told which log entry each
+    observation became (`keep`), where the match lives (`set_match`) and when a round starts
+    (`protect_from`), and it serves `clip`, `frame`, `crop`, `mark` and `status`.
     """
 
     def __init__(
@@ -110,6 +120,8 @@ class TableHub:
         clock: Callable[[], float] = time.monotonic,
         matches: Any = None,
         seat_tokens: dict[int, str] | None = None,
+        ask: dict[str, Any] | None = None,
+        replay: Any = None,
     ) -> None:
         n = log.rules.players
         self.names = list(names or [f"Seat {i}" for i in range(n)])
@@ -122,6 +134,10 @@ class TableHub:
         self.matches = matches  # app.matchfiles.MatchStore: numbers, current pointer, names, seat links
         self._seat_tokens = dict(seat_tokens) if seat_tokens else new_seat_tokens()
         self.clock = clock
+        self.ask = {"enabled": True, **(ask or {})}
+        self.replay = replay
+        if replay is not None:
+            replay.set_match(getattr(log, "path", None))
         self.paused = False
         self.feed = Feed()
         self.mapper = ObservationMapper()
@@ -133,6 +149,7 @@ class TableHub:
         # the log view are the same after a restart (power cut) as before it.
         self._entries: list[dict[str, Any]] = []
         self._source = "log"
+        self._seating: tuple[int, ...] = tuple(range(n))  # who sits where (T2/T3), for names
         self.session = Session(log=log, on_step=self._record)
 
     @property
@@ -210,13 +227,20 @@ class TableHub:
             return self._host_command(kind, command)
         if self.paused and source != "host":
             raise CommandError(f"the game is paused by the host; {kind or 'input'} from {source} ignored")
+        observed = None  # the observation (JSON) this input was read from
         if kind == "observation":  # vision's report: its meaning depends on the state now
             mapped, why = self._map_observation(command)
+            observed = self.mapper.seen_in
             if mapped is None:
                 return {"ok": True, "ignored": why, "events": []}
             command = mapped
         inp = parse_input(command)
         self._check_source(inp, source)
+        asked = None
+        if observed is not None and inp.kind in ASKED_KINDS and self.ask["enabled"]:
+            asked = doubt(self.state, inp, min_confidence=self.ask.get("min_confidence", 0.6),
+                          min_margin=self.ask.get("min_margin", 0.25))  # fmt: skip
+            inp.unsure = asked
         with self._lock:
             self._source = source
             # H5: a seat's hold before or after a card says who jumped in; the referee decides
@@ -224,9 +248,31 @@ class TableHub:
             events = self.session.apply(inp)  # checked, logged (committed), then applied
             self.mapper.note_events(events)
             snap = snapshot(self.state)
+            entry = len(self.log)
+        self._after_logged(entry, inp, events, observed, asked)
         for listener in list(self._listeners):
             listener(events, snap)
-        return {"ok": True, "events": [e.to_dict() | {"text": e.text()} for e in events]}
+        words = self.words
+        return {"ok": True, "events": [e.to_dict() | {"text": words(e.text())} for e in events]}
+
+    def _after_logged(self, entry: int, inp: Any, events: list[Event], observed: dict | None, asked: dict | None) -> None:
+        """A camera entry keeps its clip; a question is put to the host; an answer (any amend
+        or undo of an asked entry) closes it; a new round's clips are kept from here on."""
+        replay = self.replay
+        if replay is not None:
+            if observed is not None:
+                replay.keep(entry, observed)
+            if any(type(e) is RoundStarted for e in events):
+                replay.protect_from(entry)
+        if asked is not None:
+            q = self._question(entry)
+            if q is not None:
+                self.feed.publish("question", q)
+        for e in events:
+            if type(e) is StateRebuilt and 0 < e.target <= len(self._entries):
+                old = self._entries[e.target - 1]
+                if old["payload"].get("unsure"):
+                    self.feed.publish("question", self._question(e.target) or {"entry": e.target})
 
     def _map_observation(self, command: Any) -> tuple[dict[str, Any] | None, str]:
         obs = command.get("observation") if isinstance(command, dict) else getattr(command, "observation", None)
@@ -258,19 +304,156 @@ class TableHub:
         source = self._source
         entry = input_to_dict(inp)
         seat = entry.get("seat")
+        for e in events:  # the names in this entry's words are those of who sits there now
+            if e.kind == "seating_set":
+                self._seating = tuple(e.seating)
+            elif type(e) is StateRebuilt and getattr(self, "session", None) is not None:
+                self._seating = tuple(self.session.state.seating)
+        words = self.words
+        text = "; ".join(words(e.text()) for e in events) or inp.kind
+        if entry.get("unsure"):
+            text += " · asked the host"
         self._entries.append(
             {
                 "seq": len(self._entries) + 1,
                 "kind": inp.kind,
                 "seat": seat,
                 "inferred": any(getattr(e, "inferred", False) for e in events),
-                "text": "; ".join(e.text() for e in events) or inp.kind,
+                "text": text,
                 "payload": entry,
                 "source": source,
                 "time": time.time(),
+                # who the referee took the cards to be from (a play's seat is inferred)
+                "actor": next((e.seat for e in events if e.kind in ("play_accepted", "illegal_play")), seat),
             }
         )
-        self.feed.publish_events(events)
+        for e in events:  # which entry a correction replaced or withdrew
+            if type(e) is StateRebuilt and 0 < e.target < len(self._entries):
+                old = self._entries[e.target - 1]
+                old["corrected_by"] = len(self._entries)
+                if e.action == "undo":
+                    old["withdrawn"] = True
+        self.feed.publish_events(events, words)
+
+    # ----- names, not seats
+
+    def seat_names(self) -> list[str]:
+        """Who sits at each seat now (T2/T3 move players between rounds)."""
+        seating = self._seating
+        return [
+            self.names[seating[i]] if i < len(seating) and seating[i] < len(self.names) else name
+            for i, name in enumerate(self.names)
+        ]
+
+    def words(self, text: str) -> str:
+        """A referee text in the players' words: "Ana plays red 7"."""
+        return with_names(text, self.seat_names())
+
+    # ----- questions to the host (table/doubt.py decides when the table is unsure)
+
+    def _question(self, entry: int) -> dict[str, Any] | None:
+        if not 0 < entry <= len(self._entries):
+            return None
+        e = self._entries[entry - 1]
+        unsure = e["payload"].get("unsure")
+        if not unsure:
+            return None
+        inp = parse_input(e["payload"])
+        index = unsure.get("card")
+        cards = list(e["payload"].get("cards") or ([e["payload"]["card"]] if "card" in e["payload"] else []))
+        read = cards[index] if index is not None and index < len(cards) else None
+        seat = e["payload"].get("seat", e.get("actor"))
+        names = self.seat_names()
+        who = names[seat] if isinstance(seat, int) and seat < len(names) else None
+        if e["kind"] == "play":
+            whose = f"{who}'s" if who else "the"
+            ask = f"Was {whose} card {card_words(read)}?" if read else "Was this play read right?"
+        elif e["kind"] == "flip":
+            ask = f"Was the starter card {card_words(read)}?" if read else "Was the starter read right?"
+        else:
+            ask = (f"Was {who}'s revealed {card_words(read)} right?" if read and who
+                   else f"Is {who}'s revealed hand right?" if who else "Is the revealed hand right?")  # fmt: skip
+        by = e.get("corrected_by")
+        return {
+            "entry": entry,
+            "kind": e["kind"],
+            "status": "open" if by is None else ("withdrawn" if e.get("withdrawn") else "answered"),
+            "answered_by": by,
+            "question": ask,
+            "text": e["text"],
+            "why": [self.words(w) for w in unsure.get("why", [])],
+            "tags": list(unsure.get("tags", [])),
+            "card": index,
+            "read": read,
+            "cards": cards,
+            "options": [
+                {"card": c, "label": card_words(c), "p": round(p, 3)} for c, p in options(inp, index)
+            ],
+            "crop": index,
+        }
+
+    def questions(self, *, include_closed: bool = False) -> list[dict[str, Any]]:
+        """The host's questions, newest first: open ones (and answered ones when asked)."""
+        with self._lock:
+            asked = [e["seq"] for e in self._entries if e["payload"].get("unsure")]
+            out = [self._question(n) for n in reversed(asked)]
+        return [q for q in out if q is not None and (include_closed or q["status"] == "open")]
+
+    def _answer(self, command: dict[str, Any]) -> dict[str, Any]:
+        """The host's tap on a question: the card it was (or the reading confirmed), logged
+        as an amend of the asked entry. A question is answered once."""
+        entry = command.get("entry")
+        if not isinstance(entry, int) or isinstance(entry, bool):
+            raise CommandError("answer: 'entry' must be the log entry the question is about")
+        q = self._question(entry)
+        if q is None:
+            raise CommandError(f"answer: log entry {entry} has no question")
+        if q["status"] != "open":
+            raise CommandError(
+                f"answer: the question about entry {entry} was {q['status']} already (entry {q['answered_by']})"
+            )
+        payload = {k: v for k, v in self._entries[entry - 1]["payload"].items() if k != "unsure"}
+        card = command.get("card")
+        if card is not None:
+            if not isinstance(card, str) or card not in CARD_IDS:
+                raise CommandError(f"answer: {card!r} is not a card")
+            index = command.get("index", q["card"])
+            if payload["kind"] == "flip":
+                payload["card"] = card
+            else:
+                cards = list(payload.get("cards", []))
+                if not isinstance(index, int) or not 0 <= index < len(cards):
+                    raise CommandError(f"answer: entry {entry} has no card {index!r} to correct")
+                cards[index] = card
+                payload["cards"] = cards
+        result = self._handle({"kind": "amend", "target": entry, "input": payload}, "host")
+        return {**result, "answered": entry}
+
+    def _mark(self, command: dict[str, Any]) -> dict[str, Any]:
+        """The host marks a moment of a camera entry's replay ("that was a jump-in by Ben"):
+        the note is kept with the clip and shown on every phone; naming who played it
+        corrects the entry (an amend: the referee judges what the play means then)."""
+        entry = command.get("entry")
+        if not isinstance(entry, int) or isinstance(entry, bool) or not 0 < entry <= len(self._entries):
+            raise CommandError(f"mark: log entry {entry!r} does not exist")
+        note = command.get("text")
+        if not isinstance(note, str) or not note.strip() or len(note) > 200:
+            raise CommandError("mark: 'text' must say what happened (1-200 characters)")
+        frame = command.get("frame")
+        if frame is not None and (not isinstance(frame, int) or isinstance(frame, bool) or frame < 0):
+            raise CommandError("mark: 'frame' must be the index of a frame of the clip")
+        seat = command.get("seat")
+        result: dict[str, Any] = {"ok": True, "events": []}
+        if seat is not None:
+            payload = self._entries[entry - 1]["payload"]
+            if payload.get("kind") != "play":
+                raise CommandError(f"mark: entry {entry} is a {payload.get('kind')}, not a play: no one to name")
+            result = self._handle({"kind": "amend", "target": entry, "input": {**payload, "seat": seat}}, "host")
+        mark = {"entry": entry, "text": note.strip(), "frame": frame, "seat": seat, "time": time.time()}
+        if self.replay is not None:
+            self.replay.mark(entry, mark)
+        self.feed.publish("mark", {**mark, "text": f"host mark on entry {entry}: {self.words(note.strip())}"})
+        return {**result, "mark": mark}
 
     def _host_command(self, kind: str, command: dict[str, Any]) -> dict[str, Any]:
         if kind == "pause":
@@ -289,6 +472,10 @@ class TableHub:
             return self._handle({"kind": "end_round", "winner": winner, "reason": reason}, "host")
         elif kind in ("setup", "rules", "new-match"):
             return self._new_match(command)
+        elif kind == "answer":
+            return self._answer(command)
+        elif kind == "mark":
+            return self._mark(command)
         return {"ok": True}
 
     def _new_match(self, command: dict[str, Any]) -> dict[str, Any]:
@@ -310,8 +497,11 @@ class TableHub:
             self._seat_tokens = tokens  # last match's seat links stop working
             self._entries = []
             self._source = "log"
+            self._seating = tuple(range(len(names)))
             self.session = Session(log=new_log, on_step=self._record)
             self.names, self.preset = names, preset
+        if self.replay is not None:
+            self.replay.set_match(getattr(new_log, "path", None))
         self.feed.publish("match", {"preset": preset, "players": names, "rules": rules.model_dump(mode="json")})
         self.feed.publish("snapshot", self.snapshot())
         return {"ok": True, "log": str(getattr(new_log, "path", "memory"))}
@@ -346,7 +536,53 @@ class TableHub:
             seq = self.feed.last_seq
         view = dashboard_view(ref, self.names, self._status(), self.preset, seq)
         view["camera"] = dict(self.camera_status)
+        words = self.words
+        for v, entry in zip(view["verdicts"], self._verdict_entries(len(view["verdicts"])), strict=True):
+            v["text"], v["reason"], v["entry"] = words(v["text"]), words(v["reason"]), entry
+        with self._lock:  # open questions: asked about and not corrected since (cheap: no parsing)
+            view["questions"] = sum(
+                1 for e in self._entries if e["payload"].get("unsure") and e.get("corrected_by") is None
+            )
+        view["replay"] = self.replay.status() if self.replay is not None else None
         return view
+
+    def _verdict_entries(self, n: int) -> list[int | None]:
+        """The log entry behind each of the last `n` verdicts (plays judged this round, in
+        order): the plays still in force, their entry numbers as first logged (an amend
+        keeps its target's number, and its clip)."""
+        if not n:
+            return []
+        with self._lock:
+            plays = [
+                e["seq"] for e in self._entries
+                if e["kind"] == "play" and not e.get("withdrawn")
+            ]  # fmt: skip
+        tail = plays[-n:]
+        return [None] * (n - len(tail)) + tail
+
+    # ----- replay: the clip behind a camera entry (vision/replay.py keeps them)
+
+    def replay_clip(self, entry: int) -> dict[str, Any]:
+        """The clip of log entry `entry` with what the log says of it, or why there is none:
+        {"state": "ok" | "pruned" | "recording" | "none" | "off", "message", ...}."""
+        with self._lock:
+            e = self._entries[entry - 1] if 0 < entry <= len(self._entries) else None
+        if e is None:
+            return {"entry": entry, "state": "none", "message": f"log entry {entry} does not exist"}
+        head = {"entry": entry, "kind": e["kind"], "text": e["text"], "source": e["source"]}
+        if e["payload"].get("source") != "camera":
+            who = e["source"] if e["source"] != "log" else "host or a button"
+            return {**head, "state": "none",
+                    "message": f"entry {entry} was entered by the {who}, not seen by the camera: no clip"}  # fmt: skip
+        if self.replay is None:
+            return {**head, "state": "off", "message": "replay is off on this table: no clips are kept"}
+        return {**head, **self.replay.clip(entry)}
+
+    def replay_frame(self, entry: int, index: int) -> bytes | None:
+        return None if self.replay is None else self.replay.frame(entry, index)
+
+    def replay_crop(self, entry: int, index: int) -> bytes | None:
+        return None if self.replay is None else self.replay.crop(entry, index)
 
     def set_camera_status(self, status: str, message: str | None = None) -> None:
         """The camera went away or came back: shown on every phone. While it is away the

@@ -45,7 +45,9 @@ class ObservationMapper:
         # held until the rest arrives, or until the zone is cleared (then it is used as is,
         # and the referee flags the count that disagrees). It is held for its seat: if that
         # hand was scored meanwhile (the host entered it), the clear belongs to no one.
-        self.partial_reveal: tuple[int, list[str]] | None = None
+        self.partial_reveal: dict[str, Any] | None = None  # {"seat", "cards", "candidates"?, "_obs"}
+        # The observation the last mapped input was seen in (a held hand: where it was laid).
+        self.seen_in: dict[str, Any] | None = None
 
     def note_events(self, events: list[Event]) -> None:
         """Feed every event the referee emits (in order)."""
@@ -64,21 +66,24 @@ class ObservationMapper:
         """The input this observation means now, or None with the reason it means nothing."""
         kind = obs.get("type")
         phase = state.phase
+        self.seen_in = obs
         meta = {"source": "camera"}
         if kind == "discard":
-            cards = [c["card"] for c in obs.get("cards", [])]
-            cards = [c for c in cards if c != "back"]
+            seen = [c for c in obs.get("cards", []) if c["card"] != "back"]
+            cards = [c["card"] for c in seen]
             if not cards:
                 return None, "only card backs were placed"
             if phase == FLIP:
                 return {"kind": "flip", "card": cards[-1], "confidence": obs.get("confidence"),
-                        "frame": obs.get("frame"), **meta}, "starter card"  # fmt: skip
+                        "frame": obs.get("frame"), **meta, **_candidates(seen[-1:])}, "starter card"  # fmt: skip
             if phase in IN_ROUND:
                 return {"kind": "play", "cards": cards, "confidence": obs.get("confidence"),
-                        "frame": obs.get("frame"), **meta}, "play"  # fmt: skip
+                        "frame": obs.get("frame"), **meta, **_candidates(seen)}, "play"  # fmt: skip
             return None, f"cards placed while the game is in phase '{phase}': ignored"
         if kind == "reveal":
-            cards = [c["card"] for c in obs.get("cards", []) if c["card"] != "back"]
+            seen = [c for c in obs.get("cards", []) if c["card"] != "back"]
+            cards = [c["card"] for c in seen]
+            meta = {**meta, **_candidates(seen)}
             owner = reveal_owner(state)  # the referee says whose hand this is
             if owner is None:
                 self.partial_reveal = None
@@ -88,13 +93,15 @@ class ObservationMapper:
             seat, purpose = owner
             if not cards:  # the zone was cleared: a hand still short of its count is used as is
                 held, self.partial_reveal = self.partial_reveal, None
-                if held and held[0] == seat:
-                    return {"kind": "reveal", "seat": seat, "cards": held[1], **meta}, purpose + " (count differs)"
+                if held and held["seat"] == seat:
+                    self.seen_in = held.pop("_obs", obs)
+                    held.pop("seat")
+                    return {"kind": "reveal", "seat": seat, **held}, purpose + " (count differs)"
                 if held:
-                    return None, f"reveal zone cleared; seat {held[0]}'s hand was scored meanwhile"
+                    return None, f"reveal zone cleared; seat {held['seat']}'s hand was scored meanwhile"
                 return None, "reveal zone cleared"
             if len(cards) < state.hands[seat]:
-                self.partial_reveal = (seat, cards)
+                self.partial_reveal = {"seat": seat, "cards": cards, **meta, "_obs": obs}
                 return None, f"{len(cards)} of seat {seat}'s {state.hands[seat]} cards laid so far"
             self.partial_reveal = None
             return {"kind": "reveal", "seat": seat, "cards": cards, **meta}, purpose
@@ -109,3 +116,15 @@ class ObservationMapper:
                 self._accepting = True  # the reach that accepts the four fetches them too
             return {"kind": "draw", **({"seat": draw.seat} if draw.seat is not None else {}), **meta}, why
         return None, f"'{kind}' observations carry no input"
+
+
+def _candidates(cards: list[dict[str, Any]]) -> dict[str, Any]:
+    """{"candidates": per card its likeliest faces} when vision gave them (a card without
+    them counts as its one face at its confidence)."""
+    if not any(c.get("candidates") for c in cards):
+        return {}
+    return {"candidates": [
+        [[str(f), float(p)] for f, p in c["candidates"][:3]] if c.get("candidates")
+        else [[c["card"], float(c.get("confidence", 1.0))]]
+        for c in cards
+    ]}  # fmt: skip

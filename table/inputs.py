@@ -40,6 +40,12 @@ SpinOutcomeName = Literal["draw-until-colour", "down-to-two", "trade-hands"]
 Seconds = Annotated[float, Field(ge=0.0, le=1e9, allow_inf_nan=False)]  # the table clock
 Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 FrameNo = Annotated[int, Field(ge=0, le=2**53)]
+#: The camera's likeliest faces for each card it read, best first: [[card, probability], ...]
+#: per card, in the order of the input's cards.
+Candidates = tuple[tuple[tuple[CardId, Confidence], ...], ...]
+#: A reading the table is unsure of (table/doubt.py): {"why": [reasons], "tags", "card": index
+#: or None}. The referee plays it as read; the host is asked and answers with an `amend`.
+Unsure = dict[str, Any]
 
 
 class Input:
@@ -78,6 +84,8 @@ class Flip(Input):
     confidence: Confidence | None = None
     frame: FrameNo | None = None
     source: str | None = None
+    candidates: Candidates | None = None
+    unsure: Unsure | None = None
 
 
 @dataclass(slots=True)
@@ -92,6 +100,8 @@ class Play(Input):
     frame: FrameNo | None = None
     source: str | None = None
     at: Seconds | None = None  # seconds, opens timed windows (H11)
+    candidates: Candidates | None = None
+    unsure: Unsure | None = None
 
 
 @dataclass(slots=True)
@@ -173,6 +183,8 @@ class Reveal(Input):
     seat: Seat = 0
     cards: tuple[CardId, ...] = ()
     source: str | None = None
+    candidates: Candidates | None = None
+    unsure: Unsure | None = None
 
 
 @dataclass(slots=True)

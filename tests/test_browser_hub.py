@@ -58,7 +58,7 @@ def test_a_refereed_play_appears_within_a_second(page, table):
     page.wait_for_selector("#live.on")
     start = time.monotonic()
     hub.submit({"kind": "play", "cards": ["red-7"]}, source="vision")
-    expect(page.locator("#events")).to_contain_text("seat 0 plays red-7", timeout=1000)
+    expect(page.locator("#events")).to_contain_text("Ana plays red 7", timeout=1000)  # names, not seats
     assert time.monotonic() - start < 1.0
     expect(page.locator("#top-card")).to_contain_text("Red 7", timeout=2000)
     expect(page.locator("#turn")).to_contain_text("Ben (seat 1)")

@@ -74,16 +74,51 @@ def _p95(values: list[float]) -> float:
     return round(sorted(values)[min(len(values) - 1, int(len(values) * 0.95))], 2)
 
 
-def run_bench(detector_config, frames: int = 60, warmup: int = 5, game_frames_n: int = 400) -> dict:
+def _recorder(pipeline, every_frame: bool):
+    """Instant replay on, as the table runs it (vision/replay.py): the frame loop hands each
+    kept frame to the encoder thread, which shrinks and encodes it beside the loop.
+    `every_frame`: every frame kept (the worst case; the default keeps `ReplayConfig.fps` a
+    second). No match: nothing is written to disk here."""
+    from vision.config import ReplayConfig
+    from vision.replay import ReplayRecorder
+
+    rec = ReplayRecorder(ReplayConfig(fps=30.0) if every_frame else ReplayConfig())
+    pipeline.listeners.append(rec.on_result)
+    return rec
+
+
+def _replay_figures(rec) -> dict:
+    rec.flush()
+    ms, cpu, loop = list(rec.encode_ms), list(rec.encode_cpu_ms), list(rec.loop_ms)
+    out = {
+        "kept_frames": len(ms),
+        "dropped_frames": rec.dropped,
+        # in the frame loop: the hand-over only; beside it: shrink, encode, crops
+        "frame_loop_ms_mean": round(statistics.fmean(loop), 3) if loop else None,
+        "frame_loop_ms_median": round(statistics.median(loop), 3) if loop else None,
+        "encoder_ms_mean": round(statistics.fmean(ms), 2) if ms else None,
+        "encoder_cpu_ms_mean": round(statistics.fmean(cpu), 2) if cpu else None,
+        "encoder_ms_max": round(max(ms), 2) if ms else None,
+        "ring_frames": len(rec.ring),
+        "ring_mb": round(rec.ring.nbytes / 2**20, 2),
+    }
+    rec.close()
+    return out
+
+
+def run_bench(detector_config, frames: int = 60, warmup: int = 5, game_frames_n: int = 400,
+              replay: bool = True) -> dict:  # fmt: skip
     """Two figures. `every_frame_read`: the same busy table frame again and again with every
     zone read by the model each time (the cost of a frame in which both zones move: the
     worst case). `game`: a rendered game, default settings (still zones keep their last
-    reading), the mean a camera feed costs."""
+    reading), the mean a camera feed costs. `replay`: instant replay on (every frame kept in
+    the worst case, the default rate in the game), as `run` and `demo` have it."""
     from vision.config import VisionConfig
     from vision.pipeline import VisionPipeline
 
     jpeg, truth = table_frame()
     worst = VisionPipeline(VisionConfig(detector=detector_config, skip_still=False))
+    rec = _recorder(worst, every_frame=True) if replay else None
     stages, e2e, cards, _ = _time(worst, [jpeg] * (warmup + frames), truth, warmup)
     mean = statistics.fmean(e2e)
     result = {
@@ -95,10 +130,12 @@ def run_bench(detector_config, frames: int = 60, warmup: int = 5, game_frames_n:
         "end_to_end_ms_mean": round(mean, 2),
         "end_to_end_ms_p95": _p95(e2e),
         "fps": round(1000.0 / mean, 1),
+        "replay": _replay_figures(rec) if rec is not None else "off",
     }
     if game_frames_n and detector_config.type != "sim-truth":
         jpegs = game_frames(game_frames_n)
         default = VisionPipeline(VisionConfig(detector=detector_config))
+        g_rec = _recorder(default, every_frame=False) if replay else None
         g_stages, g_e2e, _, reads = _time(default, jpegs, None, warmup)
         g_mean = statistics.fmean(g_e2e)
         result["game"] = {
@@ -109,6 +146,7 @@ def run_bench(detector_config, frames: int = 60, warmup: int = 5, game_frames_n:
             "end_to_end_ms_p95": _p95(g_e2e),
             "end_to_end_ms_max": round(max(g_e2e), 2),
             "fps": round(1000.0 / g_mean, 1),
+            "replay": _replay_figures(g_rec) if g_rec is not None else "off",
         }
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     result["peak_rss_mb"] = round(peak_kb / 1024, 1)

@@ -45,6 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--frames", type=int, default=60, help="frames of the busy table frame to time (default 60)")
     p.add_argument("--game-frames", type=int, default=400,
                    help="frames of a rendered game to time at default settings (default 400; 0: skip)")
+    p.add_argument("--no-replay", action="store_true",
+                   help="time without instant replay (by default its frames are kept, as `run` keeps them)")
     _detector_args(p)
     p.set_defaults(func=cmd_bench)
 
@@ -220,7 +222,8 @@ def cmd_watch(args) -> int:
 def cmd_bench(args) -> int:
     from vision.bench import run_bench
 
-    result = run_bench(_detector_config(args), frames=args.frames, game_frames_n=args.game_frames)
+    result = run_bench(_detector_config(args), frames=args.frames, game_frames_n=args.game_frames,
+                       replay=not args.no_replay)  # fmt: skip
     if args.json:
         print(json.dumps(result))
     else:

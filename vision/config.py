@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Point = tuple[float, float]
 
@@ -223,6 +223,62 @@ class TrackerConfig(_Strict):
     )
 
 
+# ----------------------------------------------------------------------------- replay
+class ReplayConfig(_Strict):
+    """Instant replay: the recent frames kept in memory, and the clip behind every log entry
+    that came from the camera kept on disk next to its match (vision/replay.py). The defaults
+    fit a 2 GB Pi: about 2 MB of memory, a few hundred MB of disk per hour of play."""
+
+    model_config = ConfigDict(extra="forbid", title="Replay")
+
+    enabled: bool = Field(True, description="Keep recent frames and a clip behind every camera entry.")
+    width: int = Field(
+        480, ge=160, le=1920,
+        description="Width in pixels of a kept frame (JPEG; the height follows the camera's shape).",
+    )
+    quality: int = Field(65, ge=20, le=95, description="JPEG quality of the kept frames (20-95).")
+    fps: float = Field(
+        5.0, gt=0, le=30,
+        description="Frames kept per second (a faster camera is thinned; the frame an observation "
+        "was decided on is always kept).",
+    )
+    ring_seconds: float = Field(
+        20.0, ge=2, le=600, description="Seconds of recent frames kept in memory (the ring buffer)."
+    )
+    ring_mb: float = Field(
+        16.0, ge=1, le=512, description="Most memory the ring buffer may take, in MB (oldest frames go first)."
+    )
+    before_s: float = Field(
+        4.0, ge=0, le=60, description="Seconds of a clip before the moment the camera decided on."
+    )
+    after_s: float = Field(2.0, ge=0, le=60, description="Seconds of a clip after that moment.")
+    crop_height: int = Field(
+        160, ge=48, le=720, description="Height in pixels of the crop kept of each card read."
+    )
+    keep_mb: float = Field(
+        2048.0, ge=16, le=1_000_000,
+        description="Most disk all clips may take, every match together, in MB; the oldest clips are "
+        "pruned first, never those of the round in play.",
+    )
+    keep_hours: float = Field(
+        72.0, gt=0, le=24 * 365, description="Clips older than this are pruned (those of the round in play kept)."
+    )
+    min_free_mb: float = Field(
+        256.0, ge=0, le=1_000_000,
+        description="Clips stop (the game and its log go on, the host is told) when the data disk "
+        "has less free space than this, in MB.",
+    )
+
+    @model_validator(mode="after")
+    def _clip_fits(self) -> ReplayConfig:
+        if self.before_s + self.after_s > self.ring_seconds:
+            raise ValueError(
+                f"before_s + after_s ({self.before_s + self.after_s:g} s) must fit in ring_seconds "
+                f"({self.ring_seconds:g} s): a clip is cut from the ring buffer"
+            )
+        return self
+
+
 class VisionConfig(_Strict):
     """Everything vision needs."""
 
@@ -265,6 +321,9 @@ class VisionConfig(_Strict):
     reread_every: int = Field(
         20, ge=1, le=10_000,
         description="A still zone is read again after this many frames anyway (slow light changes).",
+    )
+    replay: ReplayConfig = Field(
+        default_factory=ReplayConfig, description="Instant replay: ring buffer and clips on disk."
     )
     detect_on: Literal["main", "lores"] = Field(
         "main",

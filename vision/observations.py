@@ -15,13 +15,17 @@ def _r(v: float, n: int = 4) -> float:
 @dataclass(frozen=True, slots=True)
 class ObservedCard:
     """A card at rest: its face, the median confidence over the frames that decided it,
-    its box in frame pixels and its pose (centre in pixels, angle in degrees or None)."""
+    its box in frame pixels and its pose (centre in pixels, angle in degrees or None).
+    `candidates`: the likeliest faces at that place, best first, as (card, probability): the
+    classifier's guesses averaged over every reading of the card in the frames that decided
+    it, readings of another face at the same place included (up to three)."""
 
     card: str
     confidence: float
     box: tuple[float, float, float, float]
     center: tuple[float, float]
     angle: float | None = None
+    candidates: tuple[tuple[str, float], ...] = ()
 
     def to_json(self) -> dict:
         out = {
@@ -32,7 +36,23 @@ class ObservedCard:
         }
         if self.angle is not None:
             out["angle"] = _r(self.angle, 1)
+        if self.candidates:
+            out["candidates"] = [[c, _r(p)] for c, p in self.candidates]
         return out
+
+
+def pool_candidates(readings, k: int = 3) -> tuple[tuple[str, float], ...]:
+    """The `k` likeliest faces over several readings of one card (each a list of (card,
+    probability)): each face's probability averaged over all readings (0 where a reading
+    did not name it), best first."""
+    total: dict[str, float] = {}
+    n = 0
+    for reading in readings:
+        n += 1
+        for card, p in reading:
+            total[card] = total.get(card, 0.0) + float(p)
+    ranked = sorted(total.items(), key=lambda t: -t[1])[:k]
+    return tuple((card, p / n) for card, p in ranked) if n else ()
 
 
 def _cards_json(obs) -> dict:

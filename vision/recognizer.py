@@ -295,6 +295,10 @@ class CardRecognizer:
 
     def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> list[tuple[str, float]]:
         """Name each quad's card: (identifier, probability), both 180-degree turns averaged."""
+        return [top[0] for top in self.classify_top(image, quads, 1)]
+
+    def classify_top(self, image: np.ndarray, quads: list[np.ndarray], k: int = 3) -> list[list[tuple[str, float]]]:
+        """Each quad's `k` likeliest cards, most likely first: [(identifier, probability)]."""
         from vision.crops import crop_from_quad, order_portrait, to_input
 
         t0 = time.perf_counter()
@@ -311,9 +315,9 @@ class CardRecognizer:
         p = e / e.sum(axis=1, keepdims=True)
         if self.both_turns:
             p = (p[0::2] + p[1::2]) / 2
-        idx = p.argmax(axis=1)
+        top = np.argsort(-p, axis=1)[:, : max(1, k)]
         self.last_timings["classify"] = (time.perf_counter() - t0) * 1e3
-        return [(self.classes[i], float(p[n, i])) for n, i in enumerate(idx)]
+        return [[(self.classes[i], float(p[n, i])) for i in row] for n, row in enumerate(top)]
 
     def _needs_second_look(self, image: np.ndarray, quad: np.ndarray, score: float, prob: float) -> bool:
         """A box the detector is sure of and the classifier is not, whole in the image (a
@@ -324,7 +328,7 @@ class CardRecognizer:
         q = np.asarray(quad)
         return bool(q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5)
 
-    def _second_look(self, image: np.ndarray) -> list[tuple[np.ndarray, tuple[str, float]]]:
+    def _second_look(self, image: np.ndarray) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
         """Cards read in the image turned by 45 degrees, their corners in this image's
         pixels. The detector's angle is least sure on a card turned near 45 degrees (its box
         then cuts across the card and the crop reads as nothing); turned, the same card lies
@@ -338,7 +342,7 @@ class CardRecognizer:
         m[1, 2] += side / 2 - h / 2
         turned = cv2.warpAffine(image, m, (side, side), borderValue=(114, 114, 114))
         found = self.detect(turned)
-        names = self.classify(turned, [order_portrait(q) for q, _ in found])
+        names = self.classify_top(turned, [order_portrait(q) for q, _ in found])
         back = cv2.invertAffineTransform(m)
         return [
             (order_portrait(cv2.transform(q[None], back)[0]), name)
@@ -382,10 +386,10 @@ class CardRecognizer:
             found = [(refine_quad(image, q), s) for q, s in found]
         self.last_timings["refine"] = (time.perf_counter() - t1) * 1e3
         quads = [order_portrait(q) for q, _ in found]
-        names = self.classify(image, quads)
+        names = self.classify_top(image, quads)
         t2, timings = time.perf_counter(), dict(self.last_timings)
         unsure = [
-            i for i, ((_, score), (_, prob)) in enumerate(zip(found, names, strict=True))
+            i for i, ((_, score), ((_, prob), *_)) in enumerate(zip(found, names, strict=True))
             if self.second_look and self._needs_second_look(image, quads[i], score, prob)
         ]
         if unsure:
@@ -397,14 +401,15 @@ class CardRecognizer:
                 size = max(np.linalg.norm(quads[i][0] - quads[i][1]), np.linalg.norm(quads[i][1] - quads[i][2]))
                 near = [
                     (q, name) for q, name in again
-                    if np.linalg.norm(q.mean(axis=0) - c) <= size / 4 and name[1] >= SECOND_LOOK_BELOW
+                    if np.linalg.norm(q.mean(axis=0) - c) <= size / 4 and name[0][1] >= SECOND_LOOK_BELOW
                 ]
                 if near:
-                    quads[i], names[i] = max(near, key=lambda t: t[1][1])
+                    quads[i], names[i] = max(near, key=lambda t: t[1][0][1])
         self.last_timings = timings  # the first look's stage times; the second's apart
         self.last_timings["second_look"] = (time.perf_counter() - t2) * 1e3
         out = []
-        for (_, score), quad, (card, prob) in zip(found, quads, names, strict=True):
+        for (_, score), quad, top in zip(found, quads, names, strict=True):
+            card, prob = top[0]
             x1, y1 = np.asarray(quad).min(axis=0)  # a second look may have moved it
             x2, y2 = np.asarray(quad).max(axis=0)
             out.append(
@@ -414,6 +419,7 @@ class CardRecognizer:
                     box=(float(x1), float(y1), float(x2), float(y2)),
                     quad=tuple((float(x), float(y)) for x, y in quad),
                     detector_confidence=score,
+                    candidates=tuple(top),
                 )
             )
         self.last_timings["total"] = (time.perf_counter() - t0) * 1e3

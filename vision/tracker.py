@@ -38,6 +38,7 @@ from vision.observations import (
     Observation,
     ObservedCard,
     PileCovered,
+    pool_candidates,
 )
 from vision.types import CardDetection
 from vision.zones import ZoneLayout
@@ -113,15 +114,24 @@ class _Cluster:
     quad: tuple | None = None
     confidences: list[float] = field(default_factory=list)
     frames: set[int] = field(default_factory=set)
+    readings: list[tuple[tuple[str, float], ...]] = field(default_factory=list)  # top guesses per frame
 
     @property
     def hits(self) -> int:
         return len(self.frames)
 
-    def observed(self) -> ObservedCard:
+    def observed(self, rivals: list[_Cluster] = ()) -> ObservedCard:
+        """The card as decided; `rivals`: readings of other faces at its place (their
+        guesses count in its candidates)."""
+        readings = self.readings + [r for c in rivals for r in c.readings]
         return ObservedCard(
-            self.card, median(self.confidences), self.box, (self.pose.cx, self.pose.cy), self.pose.angle
+            self.card, median(self.confidences), self.box, (self.pose.cx, self.pose.cy), self.pose.angle,
+            pool_candidates(readings),
         )
+
+
+def _reading(d: CardDetection) -> tuple[tuple[str, float], ...]:
+    return d.candidates or ((d.card, d.confidence),)
 
 
 def _crop(grey: np.ndarray | None, box, scale: float) -> tuple[slice, slice] | None:
@@ -270,10 +280,11 @@ class DiscardTracker:
                     if c.card == d.card and same_pose(c.pose, p, self.cfg) and n not in c.frames:
                         c.confidences.append(d.confidence)
                         c.frames.add(n)
+                        c.readings.append(_reading(d))
                         c.pose, c.box, c.quad = p, d.box, d.quad  # latest: the card at rest
                         break
                 else:
-                    clusters.append(_Cluster(d.card, p, d.box, d.quad, [d.confidence], {n}))
+                    clusters.append(_Cluster(d.card, p, d.box, d.quad, [d.confidence], {n}, [_reading(d)]))
         return clusters
 
     def _match(self, c: _Cluster) -> str:
@@ -411,7 +422,9 @@ class DiscardTracker:
             # Bottom to top: the card on top of a multi-play shows whole (corners found,
             # largest visible area); the referee takes the last one as the top card.
             ordered = sorted(new, key=lambda c: (c.pose.angle is not None, c.pose.area))
-            cards = tuple(c.observed() for c in ordered)
+            cards = tuple(
+                c.observed([o for o in clusters if o.card != c.card and _one_card(c, o)]) for c in ordered
+            )
             return CardsPlayed(cards, number, timestamp, min(o.confidence for o in cards))
         if window_full and not new:
             # The hand left nothing new; later re-reads must not count as plays. Cards that
@@ -462,11 +475,14 @@ class RevealTracker:
         self.reported = best
         latest = self.history[-1][1]
         confs: dict[str, list[float]] = {}
+        readings: dict[str, list] = {}
         for _, ds in self.history:
             for d in ds:
                 confs.setdefault(d.card, []).append(d.confidence)
+                readings.setdefault(d.card, []).append(_reading(d))
         cards = tuple(
-            ObservedCard(d.card, median(confs[d.card]), d.box, (pose_of(d).cx, pose_of(d).cy), pose_of(d).angle)
+            ObservedCard(d.card, median(confs[d.card]), d.box, (pose_of(d).cx, pose_of(d).cy), pose_of(d).angle,
+                         pool_candidates(readings[d.card]))
             for d in sorted(latest, key=lambda d: (d.box[0], d.box[1]))
         )
         conf = min((c.confidence for c in cards), default=1.0)

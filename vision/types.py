@@ -13,6 +13,8 @@ class CardDetection:
     box: axis-aligned [x1, y1, x2, y2] in pixels of the original frame.
     quad: the card's four corners (x, y) in pixels of the original frame, when known
           (rotated cards), in order around the card.
+    candidates: the classifier's best guesses, most likely first, as (card, probability)
+          (up to three; empty when the backend gives only its answer).
     """
 
     card: str
@@ -20,6 +22,7 @@ class CardDetection:
     box: tuple[float, float, float, float]
     quad: tuple[tuple[float, float], ...] | None = None
     detector_confidence: float | None = None
+    candidates: tuple[tuple[str, float], ...] = ()
 
     def to_json(self) -> dict:
         out = {
@@ -29,4 +32,6 @@ class CardDetection:
         }
         if self.quad is not None:
             out["quad"] = [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad]
+        if self.candidates:
+            out["candidates"] = [[c, round(float(p), 4)] for c, p in self.candidates]
         return out

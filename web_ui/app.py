@@ -20,6 +20,7 @@ from table.errors import UnoTableError
 from . import auth, security, validate
 from .export import scores_csv
 from .qr import qr_svg
+from .replay import replay_bp
 from .service import CommandRejected, TableService
 from .stream import StreamSlots, event_stream, mjpeg_stream
 
@@ -88,6 +89,7 @@ def create_app(
     )
     app.json.sort_keys = False  # keep the service's own key order (seq, type, payload)
     app.extensions["uno_service"] = service
+    app.register_blueprint(replay_bp)  # instant replay and the host's questions (web_ui/replay.py)
     slots = StreamSlots(max_streams)
     camera_slots = StreamSlots(max_camera_streams)
     guard = pin_guard or security.PinGuard(per_address=login_limit)

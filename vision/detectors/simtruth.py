@@ -63,6 +63,9 @@ class SimTruthDetector:
                 rect = cv2.boxPoints(cv2.minAreaRect(pts)) / _SCALE
                 q = tuple((float(x), float(y)) for x, y in rect)
             conf = float(np.clip(self.rng.normal(0.9, 0.05) * (0.6 + 0.4 * seen / area), 0.05, 0.999))
-            out.append(CardDetection(name, conf, box, q, conf))
+            # Like a classifier's top guesses: a misread keeps the true face as its runner-up.
+            rest = round(1.0 - conf, 4)
+            candidates = ((name, conf),) + (((card, min(conf, rest)),) if name != card else ())
+            out.append(CardDetection(name, conf, box, q, conf, candidates))
         self.timings = {"detect": (time.perf_counter() - t0) * 1000, "classify": 0.0}
         return out

@@ -39,7 +39,7 @@
 
   function entryLabel(e) {
     const p = e.payload || {};
-    const cards = p.cards ? p.cards.join(" ") : p.card || "";
+    const cards = p.cards ? Object.values(p.cards).join(" ") : p.card || ""; // dealer_draw: {seat: card}
     return `#${e.seq} ${e.kind}${e.seat !== null && e.seat !== undefined ? ` seat ${e.seat}` : ""} ${cards}${e.inferred ? " (inferred)" : ""}`.trim();
   }
 

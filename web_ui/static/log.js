@@ -21,7 +21,9 @@
           el("td", { text: show(e.seq) }), el("td", { text: show(e.kind) }), el("td", { text: show(e.seat) }),
           el("td", { text: show(e.text) }),
           el("td", {}, e.inferred ? el("span", { class: "badge inferred", text: "inferred" }) : null,
-            e.withdrawn ? el("span", { class: "badge", text: "withdrawn" }) : null));
+            e.withdrawn ? el("span", { class: "badge", text: "withdrawn" }) : null,
+            (e.payload || {}).unsure ? el("span", { class: "badge asked", text: "asked" }) : null,
+            (e.payload || {}).source === "camera" && UNO.replay ? UNO.replay.button(e.seq) : null));
       }));
       $("kinds").replaceChildren(...[...kinds].sort().map((k) => el("option", { value: k })));
     } catch (err) {

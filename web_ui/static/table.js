@@ -46,7 +46,8 @@
     $("verdicts").replaceChildren(...(st.verdicts || []).slice().reverse().map((v) =>
       el("li", { class: v.ok === false ? "bad" : "ok" },
         el("strong", { text: v.ok === false ? "✗ refused: " : "✓ " }), show(v.text),
-        v.reason ? el("span", { class: "reason", text: ` — ${v.reason}` }) : null)));
+        v.reason ? el("span", { class: "reason", text: ` — ${v.reason}` }) : null,
+        v.entry && UNO.replay ? [" ", UNO.replay.button(v.entry)] : null)));
     const m = st.match || {};
     $("match-info").textContent = `Round ${show(m.round)} · ${show(m.format)} to ${show(m.target)} · rules: ${show(m.preset)}`;
   }
