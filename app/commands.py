@@ -27,6 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, help="dashboard port (default from config: 8000)")
     p.add_argument("--data-dir", type=Path, help="database and model overrides (default: $UNO_TABLE_DATA or ./data)")
     p.add_argument("--new-match", action="store_true", help="start a new match instead of resuming the last unfinished one")
+    from app.league.commands import add_auth_args, add_run_args
+
+    add_run_args(p)
+    add_auth_args(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("demo", help="the simulated table: simulated players, real vision, referee and dashboard")
@@ -43,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="dashboard address")
     p.add_argument("--port", type=int, default=8000, help="dashboard port")
     p.add_argument("--mock-gpio", action="store_true", default=True, help=argparse.SUPPRESS)
+    from app.league.commands import add_demo_args
+
+    add_demo_args(p)
     p.set_defaults(func=cmd_demo)
 
 
@@ -136,10 +143,15 @@ def cmd_run(args) -> int:
     from app.hub import TableHub
     from table.paths import data_dir
 
+    from app.league.commands import _auth, league_overrides
+
     path = args.config
     if path is None and Path("uno-table.yaml").exists():
         path = Path("uno-table.yaml")
-    config = load_app_config(path)
+    league = league_overrides(args)
+    config = load_app_config(path, league=_auth(args, league) if league else None)
+    if config.league is not None and config.league.table is None:
+        raise ConfigError("league: this table needs a name in the league: --table NAME (or league.table)")
     rules = config.rules_config()
     vision_cfg = _vision_config(config.vision, source=args.source)
     pipeline = _pipeline(vision_cfg)
@@ -157,12 +169,12 @@ def cmd_run(args) -> int:
     return _serve_table(
         hub, vision_cfg, factory, pin_map, mock, pipeline=pipeline,
         host=args.host or config.dashboard.host, port=args.port or config.dashboard.port,
-        pin=config.dashboard.host_pin,
+        pin=config.dashboard.host_pin, league=config.league,
     )  # fmt: skip
 
 
 def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=None, driver=None, board=None,
-                 pipeline=None) -> int:
+                 pipeline=None, league=None) -> int:
     from firmware_config.feedback import TableFeedback
     from firmware_config.hardware import TableHardware
     from firmware_config.panel import DashboardPanel
@@ -200,6 +212,11 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
             on_observation=lambda obs: hub.enqueue({"kind": "observation", "observation": obs}, source="camera"),
         ).start()  # fmt: skip
     dash = start_dashboard(hub, host=host, port=port, pin=pin)
+    publisher = None
+    if league is not None:  # issue 17: this table's log goes to the league's broker too
+        from app.league.commands import start_publisher
+
+        publisher = start_publisher(hub, league, dash.url)
     worker = None
     if driver is not None:
         worker = threading.Thread(target=driver, args=(shutdown.event,), name="demo", daemon=True)
@@ -209,6 +226,8 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
     finally:
         print("Shutting down: closing the dashboard, camera, GPIO and the log", file=sys.stderr)
         dash.close()
+        if publisher is not None:
+            publisher.stop()
         if vision is not None:
             vision.stop()
         if frame_hub is not None:
@@ -233,6 +252,10 @@ def _demo_hub(args, db: Path | None = None):
 
 
 def cmd_demo(args) -> int:
+    if args.tables:
+        from app.league.commands import demo_tables
+
+        return demo_tables(args)
     from app.demo import DemoDriver
     from vision.config import SimSourceConfig, VisionConfig
     from vision.live import FrameBoard, SimulatedCamera

@@ -115,7 +115,7 @@ class TableHub:
     ) -> None:
         self.log = log
         self.rules_config: RulesConfig = log.rules
-        n = self.rules_config.players
+        n = self.rules_config.match_config().players  # T2 at two tables: 8 players, 4 seats here
         self.names = list(names or [f"Seat {i}" for i in range(n)])
         if len(self.names) != n:
             raise CommandError(f"{len(self.names)} names given for {n} seats")
@@ -338,6 +338,9 @@ class TableHub:
         preset = command.get("preset") or self.preset
         overrides = dict(command.get("rules") or {})
         overrides["players"] = len(names)
+        if self.rules_config.teams.table is not None and "teams" not in overrides and len(names) == 8:
+            # One table of a two-table match: the next match seats 4 of the 8 here again.
+            overrides.update(players=self.rules_config.players, teams=self.rules_config.teams.model_dump())
         overrides.pop("name", None)
         rules = load_rules(preset, overrides=overrides)
         if self.match_dir is not None:
@@ -417,12 +420,14 @@ class TableHub:
                 running.append(list(run))
             if match.over:
                 winners = sorted(x for e in match.outcome.winners for x in match.entrants[e].seats)
+        # Totals per player, like the rounds (players move seats under T2 and T3).
+        totals = [match.seat_totals.get(p, 0) for p in range(n)] if match is not None else [0] * n
         return {
             "format": self.rules_config.scoring.format,
             "target": state.rules.target,
             "players": list(self.names),
             "rounds": rounds,
-            "totals": list(state.scores),
+            "totals": totals,
             "running": running,
             "winners": winners,
             "finished": bool(winners),
@@ -465,8 +470,10 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
     missed = set(ref["uno"]["catchable"]) | set(ref["uno"]["caught"])
     seats = []
     seating = ref.get("seating") or list(range(len(names)))
-    # T2/T3: players move between rounds; each seat shows who sits there now.
-    names = [names[seating[i]] if i < len(seating) and seating[i] < len(names) else name for i, name in enumerate(names)]
+    # T2/T3: players move between rounds; each seat shows who sits there now (T2 at two
+    # tables: 4 of the 8 players sit here).
+    seat_count = len(ref["hand_counts"])
+    names = [names[seating[i]] if i < len(seating) and seating[i] < len(names) else names[i] for i in range(seat_count)]
     for i, name in enumerate(names):
         count = ref["hand_counts"][i] if i < len(ref["hand_counts"]) else None
         uno = "called" if i in called else "missed" if i in missed else "none"
