@@ -131,12 +131,14 @@ class League:
         name: str = "league",
         client_factory=make_client,
         clock=time.time,
+        quiet: float = 5.0,
     ) -> None:
         self.url = broker if isinstance(broker, BrokerUrl) else parse_broker_url(broker)
         self.match_filter = match
         self.expect = tuple(expect)
         self.by: StandingsBy = by
         self.clock = clock
+        self.quiet = quiet  # seconds after start before silent tables are reported
         self.store = LeagueStore(store)
         self.tables: dict[tuple[str, str], TableRec] = {}
         self.standings: dict[str, dict[str, Any]] = {}
@@ -266,6 +268,12 @@ class League:
         """A message as if it came from the broker (tests, replays)."""
         self._queue.put((topic_name, payload, time.time()))
 
+    def sync(self, timeout: float = 10.0) -> bool:
+        """Wait until every message received so far is counted and committed."""
+        done = threading.Event()
+        self._queue.put(("", b"", done))  # type: ignore[arg-type]
+        return done.wait(timeout)
+
     # ----- the worker
 
     def _run(self) -> None:
@@ -288,8 +296,11 @@ class League:
                     break
                 batch.append(nxt)
             counted: list[float] = []
+            syncs = [t for name, _, t in batch if name == ""]
             with self._lock:
                 for topic_name, payload, _t in batch:
+                    if topic_name == "":
+                        continue
                     try:
                         got = self._handle(topic_name, payload)
                     except Exception as exc:  # noqa: BLE001 - one bad message never stops the league
@@ -300,11 +311,13 @@ class League:
                         counted.append(got)
             if batch:
                 self.counters["batches"] += 1
-            if self._stop.is_set() and not counted:
+            if self._stop.is_set() and not counted and not syncs:
                 break
             self._commit()
             now = time.time()
             self.latency.extend(now - t for t in counted)
+            for ev in syncs:
+                ev.set()
             mono = time.monotonic()
             if mono - last_tick >= 1.0:
                 last_tick = mono
@@ -326,7 +339,7 @@ class League:
             msg = decode(payload, model)
         except BadMessage as exc:
             self.counters["bad"] += 1
-            self._warn(f"bad:{topic_name}", f"ignored a malformed message on {topic_name}: {exc}")
+            self._warn(f"bad:{topic_name}:{str(exc)[:60]}", f"ignored a malformed message on {topic_name}: {exc}")
             return None
         key = (match, table)
         t = self.tables.get(key)
@@ -492,7 +505,7 @@ class League:
     def not_heard_from(self) -> list[str]:
         """Tables the league expects or has seen, that are silent now (`match/table`)."""
         out = []
-        if self.clock() - self.started < 5.0:
+        if self.clock() - self.started < self.quiet:
             return out
         heard = {f"{m}/{t}" for (m, t), rec in self.tables.items() if self._alive(rec)}
         for name in self.expect:
@@ -614,8 +627,9 @@ class League:
                 turn = st.get("turn")
                 tables.append({
                     "match": m, "table": name,
-                    "status": "not heard from" if f"{m}/{name}" in silent else
-                              "offline" if t.online is False else "live" if self._alive(t) else "waiting",
+                    "status": "offline" if t.online is False else
+                              "not heard from" if f"{m}/{name}" in silent else
+                              "live" if self._alive(t) else "waiting",
                     "last_heard_s": round(now - t.last_heard, 1) if t.last_heard else None,
                     "round": st.get("round", cur.round if cur else 0),
                     "phase": st.get("phase", cur.phase if cur else ""),

@@ -348,7 +348,7 @@ def make_client(
             client.tls_insecure_set(True)
     if will is not None:
         client.will_set(will[0], will[1], qos=1, retain=True)
-    client.reconnect_delay_set(min_delay=1, max_delay=8)
+    client.reconnect_delay_set(min_delay=1, max_delay=5)
     client.max_inflight_messages_set(100)
     return client
 

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import queue
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -43,7 +44,7 @@ from app.league.mqtt import (
     reason_text,
     topic,
 )
-from table.errors import UnoTableError
+from table.errors import LogError, UnoTableError
 from table.inputs import InputError, parse_input
 from table.log import EventLog
 from table.referee import advance, new_state
@@ -65,8 +66,14 @@ class _Cursor:
     def __init__(self, path: Path, names: list[str], acked: int):
         self.path = path
         self.name = path.stem
-        self.log = EventLog(path, create=False)
-        self.rules = self.log.rules
+        with EventLog(path, create=False) as checked:  # a log, readable: its rules
+            self.rules = checked.rules
+        # Its own read-only connection: the hub is the one writer (WAL lets both work).
+        try:
+            self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise LogError(f"{path}: cannot read the log ({exc})") from None
+        self._lock = threading.Lock()
         self.names = list(names)
         self.acked = acked  # every entry up to here is on the broker
         self.sent = acked  # every entry up to here was handed to the client
@@ -103,6 +110,23 @@ class _Cursor:
             self.acked += 1
             self.done.discard(self.acked)
 
+    def length(self) -> int:
+        """Entries in the log now (the hub may have appended since the last look)."""
+        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM inputs", ())[0][0])
+
+    def entries(self, after: int, limit: int) -> list[dict[str, Any]]:
+        rows = self._query(
+            "SELECT seq, kind, body, logged_at FROM inputs WHERE seq > ? ORDER BY seq LIMIT ?", (after, limit)
+        )
+        return [{"seq": q, "kind": k, "input": json.loads(b), "logged_at": t} for q, k, b, t in rows]
+
+    def _query(self, sql: str, args: tuple) -> list[tuple]:
+        try:
+            with self._lock:
+                return self._db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise LogError(f"{self.path}: cannot read the log ({exc})") from None
+
     def _fold(self, body: dict[str, Any]) -> None:
         inp = parse_input(body)
         advance(self.state, inp)
@@ -113,10 +137,10 @@ class _Cursor:
         if limit <= 0:
             return []
         if self.fold_pos < self.sent:
-            for row in self.log.entries(after=self.fold_pos)[: self.sent - self.fold_pos]:
+            for row in self.entries(self.fold_pos, self.sent - self.fold_pos):
                 self._fold(row["input"])
         out = []
-        for row in self.log.entries(after=self.sent)[:limit]:
+        for row in self.entries(self.sent, limit):
             seq = row["seq"]
             self._fold(row["input"])
             st = self.state
@@ -140,7 +164,8 @@ class _Cursor:
         return out
 
     def close(self) -> None:
-        self.log.close()
+        with self._lock:
+            self._db.close()
 
 
 class TablePublisher:
@@ -335,7 +360,8 @@ class TablePublisher:
     def pending(self) -> int:
         """Entries logged but not yet acknowledged by the broker."""
         with self._lock:
-            return sum(len(c.log) - c.acked for c in self._cursors.values())
+            cursors = list(self._cursors.values())
+        return sum(c.length() - c.acked for c in cursors)
 
     def acked(self) -> dict[str, int]:
         with self._lock:
@@ -463,9 +489,9 @@ class TablePublisher:
             except UnoTableError as exc:
                 self._warn("resend", f"the league asked for log {req.log!r}: {exc}")
                 return
-        if req.from_ > len(cur.log) + 1:
+        if req.from_ > cur.length() + 1:
             self._warn("resend", f"the league asked for log {req.log!r} from entry {req.from_}, "
-                                 f"but it has {len(cur.log)} entries")  # fmt: skip
+                                 f"but it has {cur.length()} entries")  # fmt: skip
             return
         with self._lock:
             cur.rewind(req.from_)
@@ -476,7 +502,7 @@ class TablePublisher:
         with self._lock:
             for name in list(self._order):
                 cur = self._cursors[name]
-                if name != current and cur.acked >= len(cur.log):
+                if name != current and cur.acked >= cur.length():
                     self._acked_saved[name] = cur.acked
                     self._order.remove(name)
                     del self._cursors[name]
@@ -509,7 +535,8 @@ class TablePublisher:
         logs = dict(list(self._acked_saved.items())[-KEEP_LOGS:])
         logs = {k: v for k, v in logs.items() if k not in self._cursors}
         with self._lock:
-            logs.update({c.name: len(c.log) for c in self._cursors.values()})
+            cursors = list(self._cursors.values())
+        logs.update({c.name: c.length() for c in cursors})
         scores = ref.get("scores") or []
         seats = [
             {
@@ -522,7 +549,7 @@ class TablePublisher:
             "v": VERSION,
             "instance": self.instance,
             "log": cur.name,
-            "seq": len(cur.log),
+            "seq": cur.length(),
             "logs": logs,
             "round": ref.get("round", 0),
             "phase": ref.get("phase", ""),

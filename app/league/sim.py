@@ -75,6 +75,9 @@ class SimTable:
         self.rounds_played = 0
         self.matches_played = 0
         self.paused = threading.Event()  # set: the players wait (a table taking a break)
+        self.waiting = threading.Event()  # set while the players wait
+        self.pauses = 0  # how many times the players stopped at `pause_at`
+        self.pause_at: int | None = None  # pause once the log holds this many entries
         self.error: BaseException | None = None
         self.done = threading.Event()
 
@@ -82,9 +85,15 @@ class SimTable:
         if stop is not None:
             if self.pace > 0 and stop.wait(self.pace):
                 raise Stopped()
+            if self.pause_at is not None and len(self.hub.log) >= self.pause_at:
+                self.pause_at = None
+                self.paused.set()
+                self.pauses += 1
             while self.paused.is_set():
-                if stop.wait(0.02):
+                self.waiting.set()
+                if stop.wait(0.01):
                     raise Stopped()
+            self.waiting.clear()
             if stop.is_set():
                 raise Stopped()
         self.hub.submit(input_to_dict(inp), source="host")
