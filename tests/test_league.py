@@ -390,3 +390,29 @@ def test_league_config_needs_a_broker():
     with pytest.raises(Exception, match="broker"):
         LeagueConfig.model_validate({"table": "A"})
     assert AppConfig().league is None
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def test_commands_refuse_a_broker_url_that_does_not_parse(tmp_path, capsys):
+    from app.cli import main
+
+    cfg = tmp_path / "uno-table.yaml"
+    cfg.write_text("players: [Ana, Ben, Cleo, Dev]\n")
+    assert main(["run", "--config", str(cfg), "--league", "pi.local:1883", "--table", "A"]) == 2
+    assert "scheme is missing" in capsys.readouterr().err
+    assert main(["run", "--config", str(cfg), "--league", "mqtt://pi.local"]) == 2
+    assert "--table NAME" in capsys.readouterr().err
+    assert main(["league", "--broker", "mqtt://", "--store", str(tmp_path / "l.db")]) == 2
+    assert "no host" in capsys.readouterr().err
+
+
+def test_demo_tables_says_how_to_install_mosquitto_when_it_is_missing(tmp_path, monkeypatch, capsys):
+    import app.league.broker as broker
+    from app.cli import main
+
+    monkeypatch.setattr(broker, "mosquitto_path", lambda: None)
+    monkeypatch.setenv("UNO_TABLE_DATA", str(tmp_path))
+    assert main(["demo", "--tables", "2", "--headless"]) == 2
+    assert "apt-get install mosquitto" in capsys.readouterr().err

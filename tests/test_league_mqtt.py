@@ -267,3 +267,19 @@ def test_a_table_name_used_twice_is_reported_and_counted_once(folder, broker, ca
         first.close()
         second.close()
         league.stop()
+
+
+def test_demo_tables_plays_a_club_and_the_league_equals_the_logs(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "UNO_TABLE_DATA": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "demo", "--tables", "3", "--headless", "--json", "--rounds", "2", "--seed", "4"],
+        capture_output=True, text=True, timeout=120, env=env, cwd=Path(__file__).resolve().parents[1],
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["kind"] == "club" and report["league_matches_logs"] is True
+    assert report["rounds"] == {"T1": 2, "T2": 2, "T3": 2} and len(report["league_totals"]) == 12

@@ -70,7 +70,8 @@ class LocalBroker:
 
     def start(self, timeout: float = 10.0) -> LocalBroker:
         self.proc = subprocess.Popen(
-            [self.exe, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            [self.exe, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            start_new_session=True,  # Ctrl-C stops the demo, which then stops its broker
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -21,7 +21,7 @@
       el("td", { text: t.round ? `${t.round} · ${show(t.phase)}` : show(t.phase) }),
       el("td", { text: show(t.turn) }),
       el("td", { text: (t.seats || []).map((s) => `${s.player}${s.score !== null && s.score !== undefined ? ` ${s.score}` : ""}`).join(" · ") }),
-      el("td", { text: t.logged ? `${show(t.counted)} / ${t.logged}` : show(t.counted) }),
+      el("td", { text: t.logged > t.counted ? `${show(t.counted)} (${t.logged - t.counted} to come)` : show(t.counted) }),
       el("td", {}, t.dashboard ? el("a", { href: t.dashboard, rel: "noopener", text: "open" }) : "—"))));
     const silent = data.not_heard_from || [];
     $("silent").hidden = !silent.length;
