@@ -83,6 +83,7 @@ class LogRec:
     ask_at: float = 0.0  # monotonic: the next resend ask allowed
     ask_pause: float = RESEND_FIRST
     claimed: int = 0  # entries the table's state says this log has
+    cached: Any = None  # its TableMatch, rebuilt when its rounds change
 
     def row(self) -> dict[str, Any]:
         return {
@@ -549,12 +550,16 @@ class League:
         return out
 
     def _table_match(self, t: TableRec, rec: LogRec) -> TableMatch:
-        meta = rec.meta or {}
-        return TableMatch(
-            table=t.table, log=rec.log, players=tuple(meta.get("players") or ()),
-            format=meta.get("format", "standard"), part=meta.get("part"), rounds=rec.rounds,
-            over=rec.over, winners=rec.winners,
-        )  # fmt: skip
+        c = rec.cached
+        if c is None or c[0] is not rec.rounds or c[1] != (rec.over, rec.winners):
+            meta = rec.meta or {}
+            tm = TableMatch(
+                table=t.table, log=rec.log, players=tuple(meta.get("players") or ()),
+                format=meta.get("format", "standard"), part=meta.get("part"), rounds=rec.rounds,
+                over=rec.over, winners=rec.winners,
+            )  # fmt: skip
+            rec.cached = (rec.rounds, (rec.over, rec.winners), tm)
+        return rec.cached[2]
 
     def _two_tables(self, halves: dict[int, list[tuple[TableRec, LogRec]]]) -> dict[str, Any]:
         problems = []

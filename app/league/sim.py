@@ -56,6 +56,7 @@ class SimTable:
         seed: int = 0,
         pace: float = 0.0,
         options: SimOptions | None = None,
+        rules: dict | None = None,
     ) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -67,7 +68,7 @@ class SimTable:
         overrides: dict = {"players": len(players)}
         if part is not None:
             overrides = {"players": 4, "teams": {"mode": "rotating", "table": part}}
-        rules = load_rules(preset, overrides=overrides)
+        rules = load_rules(preset, overrides={**overrides, **(rules or {})})
         db = self.folder / f"match-{time.strftime('%Y%m%d-%H%M%S')}-{name}.db"
         log = EventLog(db, rules)
         write_names(db, list(players))
