@@ -141,9 +141,8 @@ class _Shutdown:
 def cmd_run(args) -> int:
     from app.config import load_app_config
     from app.hub import TableHub
-    from table.paths import data_dir
-
     from app.league.commands import _auth, league_overrides
+    from table.paths import data_dir
 
     path = args.config
     if path is None and Path("uno-table.yaml").exists():

@@ -203,6 +203,7 @@ class TablePublisher:
         self._order: list[str] = []  # log names, oldest first
         self._lock = threading.Lock()  # cursors and the mid map (paho's thread acks)
         self._mids: dict[int, tuple[str, int]] = {}
+        self._early: set[int] = set()  # acknowledged before publish() returned its mid
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._requests: queue.Queue[ResendRequest] = queue.Queue()
@@ -396,13 +397,18 @@ class TablePublisher:
     def _on_publish(self, client, userdata, mid, reason_code, properties) -> None:
         with self._lock:
             got = self._mids.pop(mid, None)
-            if got is not None:
-                cur = self._cursors.get(got[0])
-                if cur is not None:
-                    cur.ack(got[1])
-                    self._save_dirty = True
+            if got is None:
+                self._early.add(mid)
+            else:
+                self._ack(got)
         self._last_ack = time.monotonic()
         self._wake.set()
+
+    def _ack(self, got: tuple[str, int]) -> None:
+        cur = self._cursors.get(got[0])
+        if cur is not None:
+            cur.ack(got[1])
+            self._save_dirty = True
 
     def _on_message(self, client, userdata, msg) -> None:
         if msg.topic.endswith("/resend"):
@@ -463,6 +469,7 @@ class TablePublisher:
                 for c in self._cursors.values():
                     c.rewind(c.acked + 1)
                 self._mids.clear()
+                self._early.clear()
                 self._last_ack = now
             names = list(self._order)
         for name in names:
@@ -470,8 +477,12 @@ class TablePublisher:
             room = WINDOW - (cur.sent - cur.acked)
             for seq, payload in cur.next_messages(room, base):
                 info = self.client.publish(self._t("events"), payload, qos=1)
-                with self._lock:
-                    self._mids[info.mid] = (name, seq)
+                with self._lock:  # (never around publish(): paho acks under its own lock)
+                    if info.mid in self._early:
+                        self._early.discard(info.mid)
+                        self._ack((name, seq))
+                    else:
+                        self._mids[info.mid] = (name, seq)
                 self.published += 1
         self._publish_state()
         self._drop_finished()
