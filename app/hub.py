@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from app.observe import ObservationMapper
+from app.session import Session
 from table.cards import CARD_IDS
 from table.errors import UnoTableError
 from table.events import Event, event_from_dict
@@ -33,10 +34,8 @@ from table.referee import (
     IN_ROUND,
     MATCH_OVER,
     ROUND_OVER,
-    check_input,
-    new_state,
+    State,
     snapshot,
-    step,
 )
 from table.rules import PRESETS, RulesConfig, load_rules
 
@@ -113,13 +112,11 @@ class TableHub:
         match_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.log = log
-        self.rules_config: RulesConfig = log.rules
-        n = self.rules_config.match_config().players  # T2 at two tables: 8 players, 4 seats here
+        n = log.rules.match_config().players  # T2 at two tables: 8 players, 4 seats here
         self.names = list(names or [f"Seat {i}" for i in range(n)])
         if len(self.names) != n:
             raise CommandError(f"{len(self.names)} names given for {n} seats")
-        self.preset = preset or self.rules_config.name
+        self.preset = preset or log.rules.name
         self.frames = frames
         self.panel = panel
         self.match_dir = match_dir
@@ -131,15 +128,29 @@ class TableHub:
         self._last_camera_play: tuple[int, dict, float, int] | None = None  # (log entry, input, clock, seat)
         self.camera_status: dict[str, Any] = {"status": "none", "message": None}
         self._listeners: list[Listener] = []
-        self._lock = threading.Lock()  # guards state and log
         self._queue: queue.Queue[tuple[dict[str, Any] | Any, str, Future] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
         # State is the fold over the log; the feed is rebuilt with it, so message numbers and
         # the log view are the same after a restart (power cut) as before it.
-        self.state = new_state(self.rules_config)
         self._entries: list[dict[str, Any]] = []
-        for inp in log.inputs():
-            self._apply_logged(inp, source="log")
+        self._source = "log"
+        self.session = Session(log=log, on_step=self._record)
+
+    @property
+    def log(self) -> EventLog | MemoryLog:
+        return self.session.log
+
+    @property
+    def rules_config(self) -> RulesConfig:
+        return self.session.rules
+
+    @property
+    def state(self) -> State:
+        return self.session.state
+
+    @property
+    def _lock(self):
+        return self.session.lock
 
     # ----- the single writer
 
@@ -218,10 +229,9 @@ class TableHub:
                 return {"ok": True, "ignored": f"seat {inp.seat} claims the next card (jump-in)", "events": []}
             inp = parse_input(amend)
         with self._lock:
-            check_input(self.state, inp)
-            self.log.append(inp)  # logged (committed) before it is acted on
             under = self.state.top
-            events = self._apply_logged(inp, source)
+            self._source = source
+            events = self.session.apply(inp)  # checked, logged (committed), then applied
             if inp.kind == "play":
                 self._jump_claim = None  # a claim is for the next card, whoever reported it
                 # Only a card the camera saw land on its twin, given to the turn seat, can be
@@ -286,8 +296,9 @@ class TableHub:
         elif claimed != seat:
             raise CommandError(f"seat {seat}'s controller cannot act for seat {claimed}")
 
-    def _apply_logged(self, inp: Any, source: str) -> list[Event]:
-        self.state, events = step(self.state, inp)
+    def _record(self, inp: Any, events: list[Event]) -> None:
+        """The session's step hook: the log view and the live feed, replayed or live."""
+        source = self._source
         entry = input_to_dict(inp)
         seat = entry.get("seat")
         self._entries.append(
@@ -303,7 +314,6 @@ class TableHub:
             }
         )
         self.feed.publish_events(events)
-        return events
 
     def _host_command(self, kind: str, command: dict[str, Any]) -> dict[str, Any]:
         if kind == "pause":
@@ -352,9 +362,10 @@ class TableHub:
             new_log = MemoryLog(rules)
         with self._lock:
             self.log.close()
-            self.log, self.rules_config, self.names, self.preset = new_log, rules, names, preset
-            self.state = new_state(rules)
             self._entries = []
+            self._source = "log"
+            self.session = Session(log=new_log, on_step=self._record)
+            self.names, self.preset = names, preset
         self.feed.publish("match", {"preset": preset, "players": names, "rules": rules.model_dump(mode="json")})
         self.feed.publish("snapshot", self.snapshot())
         return {"ok": True, "log": str(getattr(new_log, "path", "memory"))}
@@ -507,7 +518,7 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
         "verdicts": verdicts,
         "match": {
             "round": ref["round"],
-            "format": "standard",
+            "format": ref["format"],
             "target": ref["target"],
             "preset": preset,
             "scores": ref["scores"],

@@ -54,3 +54,19 @@ def test_rotating_partners_the_dashboard_shows_who_sits_at_each_seat_now():
         assert [s["name"] for s in seats] == ["Ann", "Bob", "Di", "Cy"]
     finally:
         hub.stop()
+
+
+def test_the_dashboard_says_the_match_format_the_rules_chose():
+    for fmt in ("elimination", "negative", "standard"):
+        hub = _hub(scoring={"format": fmt})
+        assert hub.snapshot()["match"]["format"] == fmt
+        assert hub.scores()["format"] == fmt
+
+
+def test_the_hub_parses_checks_logs_and_steps_through_its_one_session():
+    hub = _hub()
+    assert hub.state is hub.session.state and hub.log is hub.session.log
+    before = len(hub.log)
+    hub.submit({"kind": "play", "cards": ["red-7"]})
+    assert len(hub.log) == before + 1 and hub.state is hub.session.state
+    assert hub.log_entries()[-1]["kind"] == "play"
