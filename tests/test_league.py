@@ -416,3 +416,12 @@ def test_demo_tables_says_how_to_install_mosquitto_when_it_is_missing(tmp_path, 
     monkeypatch.setenv("UNO_TABLE_DATA", str(tmp_path))
     assert main(["demo", "--tables", "2", "--headless"]) == 2
     assert "apt-get install mosquitto" in capsys.readouterr().err
+
+
+def test_a_new_match_at_a_two_table_match_table_stays_that_table(tmp_path):
+    t = SimTable(tmp_path / "A", "A", EIGHT, part=1, seed=2)
+    t.hub.submit({"kind": "new-match"}, source="host")
+    rules = t.hub.rules_config
+    assert rules.players == 4 and rules.teams.table == 1 and t.hub.names == list(EIGHT)
+    assert Path(t.hub.log.path).parent == tmp_path / "A"
+    t.close()

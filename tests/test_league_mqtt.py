@@ -283,3 +283,62 @@ def test_demo_tables_plays_a_club_and_the_league_equals_the_logs(tmp_path):
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["kind"] == "club" and report["league_matches_logs"] is True
     assert report["rounds"] == {"T1": 2, "T2": 2, "T3": 2} and len(report["league_totals"]) == 12
+
+
+@pytest.mark.slow
+def test_run_with_league_publishes_the_real_table_and_says_offline_when_it_stops(tmp_path, broker):
+    """`uno-table run --league URL --table NAME`: the host starts a round on the dashboard, the
+    entries reach the league, SIGTERM sends what is left and the table goes offline."""
+    import http.cookiejar
+    import json
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from table.log import EventLog
+
+    cfg = tmp_path / "uno-table.yaml"
+    cfg.write_text("players: [Ana, Ben, Cleo]\nvision:\n  source: {type: sim, seed: 1, plays: 3}\n"
+                   "  detector: {type: sim-truth}\n")  # fmt: skip
+    league = League(broker.url, tmp_path / "league.db", name="lg-run").start()
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "run", "--config", str(cfg), "--mock-gpio", "--host", "127.0.0.1",
+         "--port", str(port), "--data-dir", str(tmp_path / "data"), "--league", broker.url, "--table", "pi1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).resolve().parents[1],
+    )  # fmt: skip
+    try:
+        pin = None
+        deadline = time.monotonic() + 90
+        for line in proc.stdout:
+            if "host PIN:" in line:
+                pin = line.split("host PIN:")[1].split()[0]
+            if line.startswith("League:") or time.monotonic() > deadline:
+                break
+        assert pin, "the table printed no host PIN"
+        jar = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+        def post(path, body, csrf=None):
+            req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", json.dumps(body).encode(),
+                                         {"Content-Type": "application/json", **({"X-CSRF-Token": csrf} if csrf else {})})  # fmt: skip
+            with jar.open(req, timeout=10) as r:
+                return json.loads(r.read())
+
+        csrf = post("/api/login", {"pin": pin})["csrf"]
+        post("/api/host/command", {"kind": "start"}, csrf)
+        wait_for(lambda: any(v > 0 for v in league.counted().values()), 30, "the table's first entries")
+        wait_for(lambda: league.overview()["tables"][0]["status"] == "live", 10, "the table live")
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+        assert proc.returncode == 0
+        (db,) = (tmp_path / "data" / "matches").glob("match-*.db")
+        with EventLog(db, create=False) as log:
+            n = len(log)
+        wait_for(lambda: league.counted() == {f"club/pi1/{db.stem}": n}, 20, "every entry counted")
+        wait_for(lambda: league.overview()["tables"][0]["status"] == "offline", 20, "the table offline")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        league.stop()
