@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -44,6 +45,7 @@ from app.league.mqtt import (
     topic,
 )
 from app.league.store import LeagueStore
+from table.errors import LogError
 from table.standings import (
     LeagueDataError,
     StandingsBy,
@@ -241,7 +243,17 @@ class League:
             self._dirty_logs.clear()
             self._dirty_matches.clear()
         if tables or logs or standings:
-            self.store.save(tables, logs, standings)
+            try:
+                self.store.save(tables, logs, standings)
+            except (LogError, sqlite3.Error) as exc:  # disk full, store gone: keep counting, retry
+                self._warn("store", f"cannot write the league store {self.store.path}: {exc}; retrying")
+                with self._lock:
+                    self._dirty_tables.update((t["match"], t["table"]) for t in tables)
+                    for r in logs:
+                        self._dirty_logs.add((r["match"], r["table"], r["log"]))
+                        if r["rounds"] is not None:
+                            self.tables[(r["match"], r["table"])].logs[r["log"]].rounds_dirty = True
+                    self._dirty_matches.update(standings)
 
     # ----- paho callbacks
 
