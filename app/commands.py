@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from table.errors import ConfigError, LogError, UnoTableError
+from table.errors import ConfigError, UnoTableError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,6 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     add_demo_args(p)
     p.set_defaults(func=cmd_demo)
+
+    from app import lock, matchfiles
+
+    matchfiles.register(sub)  # uno-table salvage
+    lock.register(sub)  # uno-table unlock
 
 
 # ----------------------------------------------------------------------------- shared
@@ -95,31 +100,51 @@ def _pipeline(vision_cfg):
 
 
 def _open_match(match_dir: Path, rules, names: list[str], new: bool, out=print):
-    from app.hub import latest_unfinished, read_names, write_names
-    from table.log import EventLog
+    """(store, record, log) of the match to play: the current match (app/matchfiles.py) if it
+    is not over, else a new one. A current match whose log cannot be read stops the start
+    with MatchDamaged naming the file and what to do: never a silent switch of match."""
+    from app.matchfiles import MatchStore, ensure_writable
+    from table.referee import MATCH_OVER
 
+    ensure_writable(match_dir)
+    store = MatchStore(match_dir)
     try:
-        match_dir.mkdir(parents=True, exist_ok=True)
-        probe = match_dir / ".writable"
-        probe.write_text("ok")
-        probe.unlink()
-    except OSError as exc:
-        raise LogError(
-            f"the data dir {match_dir} is not writable ({exc.strerror}): the game log cannot be "
-            "kept there; choose another with --data-dir or fix its permissions"
-        ) from None
-    db = None if new else latest_unfinished(match_dir)
-    if db is not None:
-        log = EventLog(db)
-        out(f"Resuming the unfinished match in {db} ({len(log)} logged inputs)")
-        return log, read_names(db) or names
-    import time
+        opened = None if new else store.open_current()
+        if opened is not None:
+            record, log, state = opened
+            if state.phase != MATCH_OVER:
+                players = log.rules.match_config().players  # T2 at two tables: 8 names, 4 seats
+                if len(record.players) != players:  # a log from before the index without names
+                    record.players = [f"Seat {i}" for i in range(players)]
+                out(f"Resuming the unfinished match {record.number} in {record.path} ({len(log)} logged inputs)")
+                return store, record, log
+            log.close()
+        record, log = store.new_match(rules, names)
+    except BaseException:
+        store.close()
+        raise
+    out(f"New match {record.number}: {record.path}")
+    return store, record, log
 
-    db = match_dir / f"match-{time.strftime('%Y%m%d-%H%M%S')}.db"
-    log = EventLog(db, rules)
-    write_names(db, names)
-    out(f"New match: {db}")
-    return log, names
+
+def _on_unlock(dash) -> None:
+    """`uno-table unlock` on the console (SIGUSR1) lifts the dashboard's PIN lockout."""
+
+    def lift(*_):
+        dash.lift_pin_lockout()
+        print("PIN lockout lifted from the console: the host can sign in again", file=sys.stderr)
+
+    signal.signal(signal.SIGUSR1, lift)
+
+
+def _join(thread: threading.Thread, what: str) -> None:
+    """Wait for a thread to end, however slow the CPU: a frame being read (ONNX Runtime in
+    C++) must finish before the interpreter exits, or the process aborts ("terminate called
+    without an active exception")."""
+    thread.join(2.0)
+    if thread.is_alive():
+        print(f"Waiting for {what} to finish", file=sys.stderr)
+        thread.join()
 
 
 class _Shutdown:
@@ -153,6 +178,9 @@ def cmd_run(args) -> int:
         raise ConfigError("league: this table needs a name in the league: --table NAME (or league.table)")
     rules = config.rules_config()
     vision_cfg = _vision_config(config.vision, source=args.source)
+    from vision.sources import check_source
+
+    check_source(vision_cfg.source)  # a camera stack that cannot load: a clear stop, now
     pipeline = _pipeline(vision_cfg)
     mock = args.mock_gpio or config.gpio.mock
 
@@ -162,18 +190,38 @@ def cmd_run(args) -> int:
     factory = pin_factory_for(mock)  # no GPIO and no --mock-gpio: a clear stop, before anything starts
     pin_map = load_pin_map(args.pin_map or config.gpio.pin_map)
 
-    root = args.data_dir or config.data_dir or data_dir()
-    log, names = _open_match(Path(root) / "matches", rules, config.players, args.new_match)
-    hub = TableHub(log, names, preset=config.preset, match_dir=Path(root) / "matches")
-    return _serve_table(
-        hub, vision_cfg, factory, pin_map, mock, pipeline=pipeline,
-        host=args.host or config.dashboard.host, port=args.port or config.dashboard.port,
-        pin=config.dashboard.host_pin, league=config.league,
-    )  # fmt: skip
+    from app.lock import DataDirLock
+    from web_ui.launch import bind_dashboard
+
+    host = args.host or config.dashboard.host
+    port = args.port or config.dashboard.port
+    root = Path(args.data_dir or config.data_dir or data_dir())
+    # One table per data dir, and the dashboard's address checked, before any match is opened.
+    lock = DataDirLock(root / "matches", port=port).acquire()
+    try:
+        sock = bind_dashboard(host, port)
+        lock.update(port=sock.getsockname()[1])
+        try:
+            store, record, log = _open_match(root / "matches", rules, config.players, args.new_match)
+        except BaseException:
+            sock.close()
+            raise
+        hub = TableHub(log, record.players, preset=config.preset, match_dir=root / "matches",
+                       matches=store, seat_tokens=record.seat_tokens)  # fmt: skip
+        try:
+            return _serve_table(
+                hub, vision_cfg, factory, pin_map, mock, pipeline=pipeline, host=host, port=port,
+                pin=config.dashboard.host_pin, sock=sock, threads=config.dashboard.threads,
+                allowed_hosts=config.dashboard.allowed_hosts, league=config.league,
+            )  # fmt: skip
+        finally:
+            store.close()
+    finally:
+        lock.release()
 
 
 def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=None, driver=None, board=None,
-                 pipeline=None, league=None) -> int:
+                 pipeline=None, sock=None, threads=None, allowed_hosts=None, league=None) -> int:
     from firmware_config.feedback import TableFeedback
     from firmware_config.hardware import TableHardware
     from firmware_config.panel import DashboardPanel
@@ -202,29 +250,34 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
     board = board or FrameBoard()
     hub.frames = board
     hub.start()
-    frame_hub = vision = None
-    if driver is None:
-        frame_hub = FrameHub(make_source(vision_cfg.source), vision_cfg.retry,
-                             on_status=lambda s, e: hub.set_camera_status(s, e)).start()  # fmt: skip
-        vision = LiveVision(
-            frame_hub, vision_cfg, board=board, pipeline=pipeline,
-            on_observation=lambda obs: hub.enqueue({"kind": "observation", "observation": obs}, source="camera"),
-        ).start()  # fmt: skip
-    dash = start_dashboard(hub, host=host, port=port, pin=pin)
-    publisher = None
-    if league is not None:  # issue 17: this table's log goes to the league's broker too
-        from app.league.commands import start_publisher
-
-        publisher = start_publisher(hub, league, dash.url)
-    worker = None
-    if driver is not None:
-        worker = threading.Thread(target=driver, args=(shutdown.event,), name="demo", daemon=True)
-        worker.start()
+    frame_hub = vision = dash = publisher = None
     try:
+        if driver is None:
+            frame_hub = FrameHub(make_source(vision_cfg.source), vision_cfg.retry,
+                                 on_status=lambda s, e: hub.set_camera_status(s, e)).start()  # fmt: skip
+            vision = LiveVision(
+                frame_hub, vision_cfg, board=board, pipeline=pipeline,
+                on_observation=lambda obs: hub.enqueue({"kind": "observation", "observation": obs}, source="camera"),
+            ).start()  # fmt: skip
+        dash = start_dashboard(hub, host=host, port=port, pin=pin, sock=sock, threads=threads,
+                               seat_tokens=hub.seat_tokens, allowed_hosts=allowed_hosts)  # fmt: skip
+        _on_unlock(dash)
+        if league is not None:  # issue 17: this table's log goes to the league's broker too
+            from app.league.commands import start_publisher
+
+            publisher = start_publisher(hub, league, dash.url)
+        worker = None
+        if driver is not None:
+            worker = threading.Thread(target=driver, args=(shutdown.event,), name="demo", daemon=True)
+            worker.start()
         shutdown.wait()
     finally:
         print("Shutting down: closing the dashboard, camera, GPIO and the log", file=sys.stderr)
-        dash.close()
+        shutdown.event.set()
+        if worker is not None:  # first: the demo reads frames and sends inputs to the hub
+            _join(worker, "the demo's frame")
+        if dash is not None:
+            dash.close()
         if publisher is not None:
             publisher.stop()
         if vision is not None:
@@ -239,15 +292,19 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
 # ----------------------------------------------------------------------------- demo
 
 
-def _demo_hub(args, db: Path | None = None):
+def _demo_hub(args, store=None):
+    """The demo's table: in memory (headless), or a numbered match in `store` (the dashboard)."""
     from app.hub import TableHub
-    from table.log import EventLog, MemoryLog
+    from table.log import MemoryLog
     from table.rules import load_rules
 
     rules = load_rules(args.preset, overrides={"players": args.players} if args.preset != "two-player" else None)
     names = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun"][: rules.players]
-    log = EventLog(db, rules) if db is not None else MemoryLog(rules)
-    return TableHub(log, names, preset=args.preset)
+    if store is None:
+        return TableHub(MemoryLog(rules), names, preset=args.preset)
+    record, log = store.new_match(rules, names)
+    return TableHub(log, record.players, preset=args.preset, match_dir=store.folder, matches=store,
+                    seat_tokens=record.seat_tokens)  # fmt: skip
 
 
 def cmd_demo(args) -> int:
@@ -284,16 +341,18 @@ def cmd_demo(args) -> int:
                 print("  mismatch:", json.dumps(m))
         return 0
 
+    from app.lock import DataDirLock
+    from app.matchfiles import MatchStore
     from firmware_config.gpio import pin_factory_for
     from firmware_config.pinmap import load_pin_map
     from table.paths import data_dir
+    from web_ui.launch import bind_dashboard
 
     match_dir = data_dir() / "demo"
-    match_dir.mkdir(parents=True, exist_ok=True)
-    import time
-
-    hub = _demo_hub(args, match_dir / f"match-{time.strftime('%Y%m%d-%H%M%S')}.db")
-    hub.match_dir = match_dir
+    lock = DataDirLock(match_dir, port=args.port, what="demo").acquire()
+    sock = bind_dashboard(args.host, args.port)
+    store = MatchStore(match_dir)
+    hub = _demo_hub(args, store)
     board = FrameBoard()
     camera = SimulatedCamera(vision_cfg, seed=args.seed, width=width, height=height, fps=args.fps,
                              board=board, realtime=True, pipeline=pipeline)  # fmt: skip
@@ -322,8 +381,12 @@ def cmd_demo(args) -> int:
         print("Demo over: the dashboard stays up until Ctrl-C", file=sys.stderr)
 
     factory = pin_factory_for(True)
-    return _serve_table(hub, vision_cfg, factory, load_pin_map(None), True,
-                        host=args.host, port=args.port, driver=play, board=board)  # fmt: skip
+    try:
+        return _serve_table(hub, vision_cfg, factory, load_pin_map(None), True,
+                            host=args.host, port=args.port, driver=play, board=board, sock=sock)  # fmt: skip
+    finally:
+        store.close()
+        lock.release()
 
 
 class GpioButtons:

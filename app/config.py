@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.league.mqtt import LeagueConfig
 from table.errors import ConfigError, validation_problems
+from table.names import clean_names
 from vision.config import VisionConfig
 
 _STRICT = ConfigDict(extra="forbid", validate_default=True)
@@ -30,7 +31,17 @@ class DashboardConfig(BaseModel):
     )
     port: int = Field(8000, ge=1, le=65535, description="TCP port of the dashboard.")
     threads: int = Field(
-        64, ge=4, le=512, description="Server threads: each open live view holds one."
+        64,
+        ge=32,
+        le=512,
+        description="Server threads. Each open live view holds one; 24 stay free for pages and commands.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        max_length=32,
+        description="Names phones may use to reach the dashboard besides its IP addresses, "
+        "localhost and this machine's name (e.g. [uno.lan, '*.home.arpa']; '*': any). "
+        "Other Host headers get 400 (DNS rebinding).",
     )
     host_pin: str | None = Field(
         None,
@@ -86,13 +97,12 @@ class AppConfig(BaseModel):
 
     @model_validator(mode="after")
     def _names(self) -> AppConfig:
-        seen: set[str] = set()
-        for i, name in enumerate(self.players):
-            if not name.strip():
-                raise ValueError(f"players[{i}]: a player needs a name")
-            if name in seen:
-                raise ValueError(f"players[{i}]: {name!r} is named twice")
-            seen.add(name)
+        # The one check of names (table/names.py), the same as Setup's: trimmed, no control
+        # characters, bounded, unique.
+        try:
+            self.players = clean_names(self.players)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
         return self
 
     def rules_config(self):
@@ -131,13 +141,20 @@ def load_app_config(path: str | Path | None = None, **overrides: Any) -> AppConf
         p = Path(path)
         where = str(p)
         try:
-            data = yaml.safe_load(p.read_text()) or {}
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
         except FileNotFoundError:
             raise ConfigError(f"config file {p} does not exist") from None
+        except IsADirectoryError:
+            raise ConfigError(f"config file {p} is a folder, not a file") from None
         except OSError as exc:
             raise ConfigError(f"cannot read config file {p}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"config file {p} is not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}); "
+                "is it the right file?"
+            ) from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {p} is not valid YAML: {exc}") from None
+            raise ConfigError(f"config file {p} is not valid YAML: {_yaml_problem(exc)}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"config file {p}: expected a mapping of settings")
     league = overrides.pop("league", None)
@@ -152,6 +169,15 @@ def load_app_config(path: str | Path | None = None, **overrides: Any) -> AppConf
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     return config
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """The YAML error without PyYAML's '<unicode string>' (the caller names the file)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return where + (f"{context}; " if context else "") + problem
 
 
 def default_config_yaml() -> str:

@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from app.matchfiles import new_seat_tokens
 from app.observe import ObservationMapper
 from app.session import Session
 from table.cards import CARD_IDS
@@ -27,6 +28,7 @@ from table.errors import UnoTableError
 from table.events import Event, event_from_dict
 from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
 from table.log import EventLog, MemoryLog
+from table.names import clean_names
 from table.referee import (
     CHALLENGE,
     COLOUR,
@@ -111,6 +113,8 @@ class TableHub:
         panel: Any = None,
         match_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
+        matches: Any = None,
+        seat_tokens: dict[int, str] | None = None,
     ) -> None:
         n = log.rules.match_config().players  # T2 at two tables: 8 players, 4 seats here
         self.names = list(names or [f"Seat {i}" for i in range(n)])
@@ -120,6 +124,8 @@ class TableHub:
         self.frames = frames
         self.panel = panel
         self.match_dir = match_dir
+        self.matches = matches  # app.matchfiles.MatchStore: numbers, current pointer, names, seat links
+        self._seat_tokens = dict(seat_tokens) if seat_tokens else new_seat_tokens()
         self.clock = clock
         self.paused = False
         self.feed = Feed()
@@ -212,7 +218,7 @@ class TableHub:
         if self.paused and source != "host":
             raise CommandError(f"the game is paused by the host; {kind or 'input'} from {source} ignored")
         if kind == "observation":  # vision's report: its meaning depends on the state now
-            mapped, why = self.mapper.to_input(command["observation"], self.state)
+            mapped, why = self._map_observation(command)
             if mapped is None:
                 return {"ok": True, "ignored": why, "events": []}
             command = mapped
@@ -246,6 +252,15 @@ class TableHub:
         for listener in list(self._listeners):
             listener(events, snap)
         return {"ok": True, "events": [e.to_dict() | {"text": e.text()} for e in events]}
+
+    def _map_observation(self, command: Any) -> tuple[dict[str, Any] | None, str]:
+        obs = command.get("observation") if isinstance(command, dict) else getattr(command, "observation", None)
+        if not isinstance(obs, dict):
+            raise CommandError(f"observation: expected an object like vision reports, got {type(obs).__name__}")
+        try:
+            return self.mapper.to_input(obs, self.state)
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise CommandError(f"observation: not the shape vision reports ({exc.__class__.__name__}: {exc})") from None
 
     # ----- H5: who jumped in (the camera sees the card, not the hand's owner)
 
@@ -337,31 +352,23 @@ class TableHub:
     def _new_match(self, command: dict[str, Any]) -> dict[str, Any]:
         """Setup, a rules change or a new match starts a new log: a log is played by one set of
         rules from its first entry (the old match stays on disk, readable by `replay`)."""
-        players = command.get("players")
-        names = self.names
-        if players is not None:
-            if not isinstance(players, list) or not all(isinstance(p, (dict, str)) for p in players):
-                raise CommandError("players: expected a list of {seat, name} objects")
-            names = [p["name"] if isinstance(p, dict) else p for p in players]
-            if not all(isinstance(n, str) and n.strip() for n in names):
-                raise CommandError("players: every seat needs a non-empty name")
-        preset = command.get("preset") or self.preset
-        overrides = dict(command.get("rules") or {})
-        overrides["players"] = len(names)
+        names, preset, overrides = _match_settings(command, self.names, self.preset)
         if self.rules_config.teams.table is not None and "teams" not in overrides and len(names) == 8:
             # One table of a two-table match: the next match seats 4 of the 8 here again.
             overrides.update(players=self.rules_config.players, teams=self.rules_config.teams.model_dump())
-        overrides.pop("name", None)
         rules = load_rules(preset, overrides=overrides)
-        if self.match_dir is not None:
-            self.match_dir.mkdir(parents=True, exist_ok=True)
-            path = self.match_dir / f"match-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}.db"
-            new_log: EventLog | MemoryLog = EventLog(path, rules)
-            write_names(path, names)
+        if self.matches is None and self.match_dir is not None:
+            from app.matchfiles import MatchStore
+
+            self.matches = MatchStore(self.match_dir)
+        if self.matches is not None:  # numbered, made the current match, players and seat links stored
+            record, new_log = self.matches.new_match(rules, names)
+            tokens = record.seat_tokens
         else:
-            new_log = MemoryLog(rules)
+            new_log, tokens = MemoryLog(rules), new_seat_tokens()
         with self._lock:
             self.log.close()
+            self._seat_tokens = tokens  # last match's seat links stop working
             self._entries = []
             self._source = "log"
             self.session = Session(log=new_log, on_step=self._record)
@@ -369,6 +376,10 @@ class TableHub:
         self.feed.publish("match", {"preset": preset, "players": names, "rules": rules.model_dump(mode="json")})
         self.feed.publish("snapshot", self.snapshot())
         return {"ok": True, "log": str(getattr(new_log, "path", "memory"))}
+
+    def seat_tokens(self) -> dict[int, str]:
+        """The current match's seat tokens (the secrets in the seat QR codes)."""
+        return dict(self._seat_tokens)
 
     # ----- listeners
 
@@ -529,7 +540,32 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
     }
 
 
-# ----- match files: the log DB plus the player names beside it
+def _match_settings(command: dict[str, Any], names: list[str], preset: str) -> tuple[list[str], str, dict]:
+    """Setup's players, preset and rule overrides, checked (one validation of names for the
+    config file and Setup: table/names.py)."""
+    players = command.get("players")
+    if players is not None:
+        if not isinstance(players, list) or not all(isinstance(p, (dict, str)) for p in players):
+            raise CommandError("players: expected a list of {seat, name} objects")
+        if not all(isinstance(p, str) or "name" in p for p in players):
+            raise CommandError("players: every {seat, name} object needs a 'name'")
+        try:
+            names = clean_names(p["name"] if isinstance(p, dict) else p for p in players)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+    preset = command.get("preset") or preset
+    if not isinstance(preset, str):
+        raise CommandError(f"preset: expected a preset name, got {type(preset).__name__}")
+    rules = command.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise CommandError(f"rules: expected an object of rule options, got {type(rules).__name__}")
+    overrides = dict(rules)
+    overrides["players"] = len(names)
+    overrides.pop("name", None)
+    return names, preset, overrides
+
+
+# ----- match files: the log DB plus the player names beside it (before app/matchfiles.py)
 
 
 def names_path(db: Path) -> Path:

@@ -59,15 +59,27 @@ def _fail_or_warn(required: bool) -> Status:
 # Runs in a child process; prints one JSON line. Tries the Pi camera first, then OpenCV.
 CAMERA_PROBE = r"""
 import glob, json, os, re, sys
-out = {"picamera2": None, "opencv": None, "errors": []}
+out = {"picamera2": None, "picamera2_error": None, "numpy": None, "opencv": None, "errors": []}
+def first_line(exc):
+    return f"{type(exc).__name__}: " + (str(exc).strip().splitlines() or [""])[0][:200]
 try:
     from picamera2 import Picamera2
-    cams = Picamera2.global_camera_info()
-    out["picamera2"] = [c.get("Model", "camera") for c in cams]
-except ImportError:
-    pass
+except ImportError as exc:
+    if exc.name != "picamera2":  # installed, but a part of it does not load
+        out["picamera2_error"] = first_line(exc)
+except Exception as exc:  # an ABI clash: ValueError, AttributeError
+    out["picamera2_error"] = first_line(exc)
+else:
+    try:
+        cams = Picamera2.global_camera_info()
+        out["picamera2"] = [c.get("Model", "camera") for c in cams]
+    except Exception as exc:
+        out["errors"].append(f"picamera2: {exc}")
+try:
+    import numpy
+    out["numpy"] = f"{numpy.__version__} from {numpy.__file__}"
 except Exception as exc:
-    out["errors"].append(f"picamera2: {exc}")
+    out["numpy"] = first_line(exc)
 if not out["picamera2"]:
     os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
     try:
@@ -88,6 +100,20 @@ if not out["picamera2"]:
         out["errors"].append(f"opencv: {exc}")
 print(json.dumps(out))
 """
+
+
+def picamera2_broken(error: str, numpy: str | None) -> str:
+    """picamera2 is there but does not load: say why and what mends it. `uno-table run`
+    refuses to start the same way (vision.sources.picam.load_picamera2)."""
+    text = f"picamera2 is installed but cannot be loaded ({error})"
+    if any(s in error for s in ("numpy", "_ARRAY_API", "dtype size changed", "multiarray")):
+        return (
+            f"{text}: its compiled parts were built for apt's numpy 1.x and this Python loads "
+            f"numpy {numpy or '(unknown)'}: make the venv as the README's Pi steps do "
+            "(`python3 -m venv --system-site-packages .venv`, then `pip install -e .`, which keeps "
+            "numpy below 2 on a Pi), or `pip uninstall numpy` in the venv to fall back on apt's"
+        )
+    return f"{text}: reinstall it (`sudo apt install --reinstall python3-picamera2`)"
 
 
 def check_camera(
@@ -119,6 +145,11 @@ def check_camera(
     except (IndexError, ValueError):
         err = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return Check("camera", status_if_missing, f"camera probe failed: {err}", required, {"kind": None})
+    if found.get("picamera2_error"):
+        return Check(
+            "camera", "FAIL", picamera2_broken(found["picamera2_error"], found.get("numpy")), required,
+            {"kind": None, "picamera2_error": found["picamera2_error"], "numpy": found.get("numpy")},
+        )  # fmt: skip
     if found.get("picamera2"):
         models = ", ".join(found["picamera2"])
         return Check("camera", "OK", f"Pi camera via picamera2: {models}", required,

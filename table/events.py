@@ -282,7 +282,7 @@ class ChallengeResolved(Event):
 
     def text(self) -> str:
         verdict = "GUILTY" if self.guilty else "innocent"
-        return f"challenge by seat {self.challenger}: seat {self.challenged} {verdict} ({self.reason}); seat {self.drawer} draws {self.count} (W3)"
+        return f"challenge by seat {self.challenger}: seat {self.challenged} {verdict} ({self.reason}); seat {self.drawer} draws {self.count} ({self.rule})"
 
 
 @dataclass(slots=True)

@@ -34,6 +34,11 @@ CardId = Annotated[str, AfterValidator(_card)]
 Seat = Annotated[int, Field(ge=0, le=9)]
 ColourName = Literal["red", "yellow", "green", "blue"]
 Gesture = Literal["press", "double", "hold"]
+# Numbers are finite and bounded: every number the log keeps is one a browser's JSON.parse
+# reads back exactly (no Infinity, no NaN, nothing past 2**53).
+Seconds = Annotated[float, Field(ge=0.0, le=1e9, allow_inf_nan=False)]  # the table clock
+Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+FrameNo = Annotated[int, Field(ge=0, le=2**53)]
 
 
 class Input:
@@ -69,8 +74,8 @@ class Flip(Input):
 
     kind: ClassVar[str] = "flip"
     card: CardId = "red-0"
-    confidence: float | None = None
-    frame: int | None = None
+    confidence: Confidence | None = None
+    frame: FrameNo | None = None
     source: str | None = None
 
 
@@ -82,10 +87,10 @@ class Play(Input):
     kind: ClassVar[str] = "play"
     cards: tuple[CardId, ...] = ()
     seat: Seat | None = None
-    confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
-    frame: int | None = None
+    confidence: Confidence | None = None
+    frame: FrameNo | None = None
     source: str | None = None
-    at: Annotated[float | None, Field(ge=0.0)] = None  # seconds, opens timed windows (H11)
+    at: Seconds | None = None  # seconds, opens timed windows (H11)
 
 
 @dataclass(slots=True)
@@ -118,7 +123,7 @@ class SeatGesture(Input):
     kind: ClassVar[str] = "gesture"
     seat: Seat = 0
     gesture: Gesture = "press"
-    at: Annotated[float, Field(ge=0.0)] = 0.0
+    at: Seconds = 0.0
 
 
 @dataclass(slots=True)
@@ -137,7 +142,7 @@ class CallUno(Input):
 
     kind: ClassVar[str] = "call_uno"
     seat: Seat = 0
-    at: float | None = None
+    at: Seconds | None = None
 
 
 @dataclass(slots=True)
@@ -147,7 +152,7 @@ class Catch(Input):
     kind: ClassVar[str] = "catch"
     seat: Seat = 0
     target: Seat | None = None
-    at: float | None = None
+    at: Seconds | None = None
 
 
 @dataclass(slots=True)
@@ -226,7 +231,7 @@ class Attack(Input):
     it to 0..house.attack_max cards, so it stays pure and replayable."""
 
     kind: ClassVar[str] = "attack"
-    roll: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    roll: Annotated[float, Field(ge=0.0, lt=1.0, allow_inf_nan=False)] = 0.0
     seat: Seat | None = None
 
 
@@ -235,7 +240,7 @@ class Tick(Input):
     """The table clock (seconds, same clock as gesture `at`): closes timed windows (H11)."""
 
     kind: ClassVar[str] = "tick"
-    at: Annotated[float, Field(ge=0.0)] = 0.0
+    at: Seconds = 0.0
 
 
 @dataclass(slots=True)

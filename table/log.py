@@ -104,6 +104,7 @@ class EventLog:
                     raise LogError(f"{self.path}: a new log needs the rules it is played by")
                 self._create(rules)
             stored = self._meta("rules")
+            self._count = self._db.execute("SELECT COUNT(*) FROM inputs").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
             raise LogError(f"{self.path}: not a readable UNO Table log ({exc})") from None
@@ -118,7 +119,6 @@ class EventLog:
                 f"{self.path}: this log was played with rules {self.rules.name!r} that differ from "
                 f"the rules given ({rules.name!r}); open it without rules to replay it as played"
             )
-        self._count = self._db.execute("SELECT COUNT(*) FROM inputs").fetchone()[0]
 
     def _close_quietly(self) -> None:
         try:

@@ -256,7 +256,7 @@ class State:
     __slots__ = (
         "rules", "phase", "round", "dealer", "dealer_seats", "turn", "direction", "colour",
         "top", "discard", "draw_count", "hands", "called", "exposed", "caught", "armed",
-        "colour_seat", "after_colour", "prev_colour", "prev_top", "pending", "challenger",
+        "colour_seat", "after_colour", "prev_colour", "prev_top", "prev_lock", "pending", "challenger",
         "challenged", "deferred", "drawn", "winner", "scores", "revealed", "verdicts",
         "windows", "turns", "seq", "history", "last_winner", "out", "live", "finish", "match",
         "lock", "last_player", "swap_seat", "exposed_seq", "held", "seating", "team_draws",
@@ -285,6 +285,7 @@ class State:
         self.after_colour = ""
         self.prev_colour = -1
         self.prev_top = -1
+        self.prev_lock = False
         self.pending: list[PendingDraw] = []
         self.challenger = self.challenged = -1
         self.deferred: list[tuple[int, int, str, str]] = []
@@ -387,9 +388,19 @@ def is_playable(state: State, face: int) -> bool:
 def wild_draw4_allowed(state: State, hand: list[int] | tuple[int, ...]) -> bool:
     """W2 with full information: may a player holding `hand` (including the WD4) play it?"""
     if state.rules.wd4_no_playable:
-        return not any(f != WILD_DRAW4 and is_playable(state, f) for f in hand)
+        return not any(f != WILD_DRAW4 and _may_play_now(state, f) for f in hand)
     colour = state.colour
     return not any(FACE_COLOUR[f] == colour for f in hand)
+
+
+def _may_play_now(s: State, face: int) -> bool:
+    """W2 (seed 002): could `face` be played in this position instead of a Wild Draw Four?
+    Facing a stack only a card that may answer it (H1-H3); under H4 only the colour."""
+    if s.pending:
+        return _stack_reason(s, [face]) is None
+    if s.lock and face < WILD:
+        return FACE_COLOUR[face] == s.colour
+    return is_playable(s, face)
 
 
 def next_seat(state: State, seat: int, steps: int = 1) -> int:
@@ -1017,9 +1028,10 @@ def _play(s: State, inp: Play, ev: list[Event]) -> None:
             if reason is not None:
                 return _illegal(s, seat, inp, reason, "H2", inferred, ev)
             # H2: the seat told to draw adds to the stack instead of challenging or drawing.
+            # The challenged seat's deferred penalties apply once the card is on the pile (a
+            # reshuffle for them keeps it on top), see _accept.
             s.challenger = s.challenged = -1
             s.phase = PLAY
-            _flush_deferred(s, ev)
             return _accept(s, seat, faces[-1], cards[-1], inferred, ev, faces if len(faces) > 1 else None, inp.at)
         return _illegal(s, seat, inp, f"seat {s.challenger} must draw 4 or challenge first", "W3", inferred, ev)
     if phase == REVEAL:
@@ -1088,7 +1100,7 @@ def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[
         s.discard.append(face)
     else:
         s.discard.extend(faces)
-    s.prev_colour, s.prev_top = s.colour, s.top
+    s.prev_colour, s.prev_top, s.prev_lock = s.colour, s.top, s.lock
     s.top = face
     s.lock = False
     s.last_player = seat
@@ -1096,6 +1108,8 @@ def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[
     # is already on the pile, so a reshuffle for a strict catch (U6) keeps it on top.
     if s.exposed or s.caught:
         _close_uno_window(s, ev, seat)
+    if s.deferred:  # a stack answered instead of a challenge (H2): the waiting penalties apply
+        _flush_deferred(s, ev)
     if s.windows:
         _windows_on_play(s, seat, at, ev)
     left = hands[seat]
@@ -1145,7 +1159,7 @@ def _accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[
             return _begin_turn(s, next_seat(s, seat), ev)
         return _begin_turn(s, (seat + s.direction) % r.n, ev)
     two = s.live == 2
-    times = k if (faces is not None and r.multi == "same-rank" and not s.pending) else 1
+    times = k if (faces is not None and r.multi == "same-rank") else 1  # H6: each card counts
     if rank == DRAW2:
         victim = next_seat(s, seat)
         if faces is not None and s.pending and s.pending[-1].card in ("draw4", "pair"):
@@ -1454,9 +1468,7 @@ def _reveal(s: State, inp: Reveal, ev: list[Event]) -> None:
         r = s.rules
         prev_colour = s.prev_colour
         if r.wd4_no_playable:
-            probe = s.copy()
-            probe.colour, probe.top = s.prev_colour, s.prev_top
-            bad = [f for f in faces if f != WILD_DRAW4 and is_playable(probe, f)]
+            bad = _playable_instead(s, faces)
             reason_ok = "no other playable card"
         else:
             bad = [f for f in faces if FACE_COLOUR[f] == prev_colour]
@@ -1500,6 +1512,17 @@ def _reveal(s: State, inp: Reveal, ev: list[Event]) -> None:
             ev.append(Notice(seat, f"seat {seat} showed {len(faces)} cards: count confirmed"))
         return
     _reject(s, inp, seat, "no round in progress", ev)
+
+
+def _playable_instead(s: State, faces: list[int]) -> list[int]:
+    """W2 (seed 002): the cards of a revealed hand that could have been played instead of the
+    Wild Draw Four, in the position it was played in: the top card and colour then, the H4
+    colour lock then, and the stack it was added to (facing a stack only what may answer it
+    counts, H1-H3)."""
+    probe = s.copy()
+    probe.colour, probe.top, probe.lock = s.prev_colour, s.prev_top, s.prev_lock
+    probe.pending = s.pending[:-1]  # the Wild Draw Four judged is the chain's last entry
+    return [f for f in faces if f != WILD_DRAW4 and _may_play_now(probe, f)]
 
 
 def _awaiting_reveal(s: State) -> list[int]:
@@ -1658,11 +1681,26 @@ def _call_uno(s: State, inp: CallUno, ev: list[Event]) -> None:
         s.exposed &= ~bit
         s.called |= bit
         return ev.append(UnoCalled(seat, late))
-    if (count == 2 or (count > 2 and s.rules.multi)) and seat == s.turn and s.phase == PLAY:
+    if (count == 2 or (count > 2 and s.rules.multi)) and _may_play_next(s, seat):
         s.armed |= bit  # said while laying down the second-to-last card
         return ev.append(Notice(seat, f"seat {seat} calls UNO with the card about to be played"))
     ev.append(Notice(seat, f"false UNO call: seat {seat} holds {count} cards"))
     _penalty(s, seat, s.rules.false_call, "U4", f"called UNO holding {count} cards", ev)
+
+
+def _may_play_next(s: State, seat: int) -> bool:
+    """U1: may `seat`'s next input be a card of its own hand going down? Then a call pressed
+    now comes with that card, whichever way it reached the hand: a turn's play, the card just
+    drawn (P6, H7), the first play after naming a Wild starter's colour (S4), or a card added
+    to a stack instead of challenging (H2)."""
+    phase = s.phase
+    if phase == PLAY or phase == DRAWN:
+        return seat == s.turn
+    if phase == COLOUR:
+        return s.after_colour == "start" and seat == s.colour_seat
+    if phase == CHALLENGE:
+        return seat == s.challenger and s.rules.stacking
+    return False
 
 
 def _catch(s: State, inp: Catch, ev: list[Event]) -> None:

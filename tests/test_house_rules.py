@@ -176,6 +176,83 @@ def test_innocent_chain_challenger_draws_the_whole_count_plus_two():
     res = t.one("challenge_resolved")
     assert not res.guilty and (res.drawer, res.count) == (3, 2 + 4 + 2)
     assert t.hands[3] == 15 and t.turn == 0
+    assert res.rule == "W4" and res.text().endswith("seat 3 draws 8 (W4)")  # issue 15: not "(W3)"
+    u = _t()  # no chain: the verdict names W3
+    u.play("wild-draw4")
+    u.colour("red")
+    u.press(2)
+    u.reveal(1, "red-1", "green-3", "red-2", "green-4", "yellow-5", "red-6")
+    assert u.one("challenge_resolved").text().endswith("seat 2 draws 6 (W3)")
+
+
+@pytest.mark.rule("W3", "W4", "W2")
+def test_seed_002_draw_four_on_a_pending_draw_two_is_judged_by_what_could_answer_the_stack():
+    """Issue 15: facing a +2, only a +2, a +4 or a same-colour Skip / Reverse may be played
+    (H1-H3), so a blue 3 held was not playable: the +4 was legal (W2, no other playable card)."""
+    hand = ("blue-3", "green-7", "yellow-1", "red-5", "green-1", "yellow-8")
+    t = Scenario(preset="seed-house", starter="blue-5")
+    t.play("blue-draw2")
+    t.play("wild-draw4")
+    t.colour("red")
+    t.press(3)  # challenge
+    t.reveal(2, *hand)
+    res = t.one("challenge_resolved")
+    assert not res.guilty and (res.drawer, res.count, res.rule) == (3, 2 + 4 + 2, "W4")
+    assert t.hands[3] == 15 and t.hands[2] == 6 and t.turn == 0
+    for answer in ("blue-skip", "blue-reverse", "green-draw2"):  # could have answered the +2
+        u = Scenario(preset="seed-house", starter="blue-5")
+        u.play("blue-draw2")
+        u.play("wild-draw4")
+        u.colour("red")
+        u.press(3)
+        u.reveal(2, answer, *hand[1:])
+        res = u.one("challenge_resolved")
+        assert res.guilty and (res.drawer, res.count) == (2, 4), answer
+        assert u.hands[3] == 7 and u.hands[2] == 10
+    v = Scenario(preset="seed-house", starter="blue-5")
+    v.play("blue-draw2")
+    v.play("wild-draw4")
+    v.colour("red")
+    v.press(3)
+    v.reveal(2, "red-skip", *hand[1:])  # a Skip of another colour cannot deflect a blue +2
+    assert not v.one("challenge_resolved").guilty
+
+
+@pytest.mark.rule("H2", "U2", "P9")
+def test_penalties_waiting_for_a_challenge_apply_once_the_stacked_card_is_on_the_pile():
+    t = _t(**STACK)
+    t.set_count(2, 2)
+    t.play("blue-draw2")
+    t.play("wild-draw4")  # seat 2: one card left, no call
+    t.double(0)  # caught while naming the colour: the penalty waits
+    t.colour("red")  # ...and then for the challenge
+    assert t.one("challenge_offered").seat == 3 and t.snap["deferred_penalties"][0]["seat"] == 2
+    t.set_count(0, 7 + t.snap["draw_pile"])  # empty the draw pile: the penalty reshuffles
+    t.play("wild-draw4")  # seat 3 adds instead of challenging
+    assert t.one("play_accepted").seat == 3 and t.one("penalty_ordered").seat == 2
+    assert t.one("deck_reshuffled").cards == 3  # every card under the new top card
+    assert t.snap["top_card"] == "wild-draw4" and t.snap["discard_count"] == 1 and t.hands[2] == 3
+
+
+@pytest.mark.rule("W3", "H4")
+def test_seed_002_draw_four_after_a_drawn_stack_is_judged_by_the_colour_to_follow():
+    hand = ("red-draw2", "green-7", "yellow-1", "red-5", "green-1", "yellow-8")
+    t = Scenario(preset="seed-house", starter="blue-5")
+    t.play("blue-draw2")
+    t.draw()  # seat 2 takes the 2; seat 3 must follow blue (H4): a red Draw Two does not fit
+    t.play("wild-draw4")
+    t.colour("red")
+    t.press(0)
+    t.reveal(3, *hand)
+    assert not t.one("challenge_resolved").guilty
+    u = Scenario(preset="seed-house", starter="blue-5")
+    u.play("blue-draw2")
+    u.draw()
+    u.play("wild-draw4")
+    u.colour("red")
+    u.press(0)
+    u.reveal(3, "blue-9", *hand[1:])
+    assert u.one("challenge_resolved").guilty
 
 
 # ----- H5 jump-in
@@ -259,6 +336,28 @@ def test_two_draw_twos_at_once_give_four_and_mixed_ranks_are_refused():
     assert t.one("penalty_ordered").count == 4 and t.hands[2] == 11
     t.play("green-4", "green-5")
     assert t.one("illegal_play").rule == "H6"
+
+
+@pytest.mark.rule("H6", "H1")
+def test_two_draw_twos_laid_together_on_a_pending_draw_two_add_four():
+    """Issue 15: no-mercy-lite (H1 with H6 same-rank): the pair adds 4 on a pending Draw Two
+    as on an empty pile."""
+    t = Scenario(preset="no-mercy-lite", starter="blue-5")
+    t.play("blue-draw2")  # seat 1: seat 2 faces 2
+    t.play("red-draw2", "green-draw2")  # seat 2 adds both
+    assert sum(p["count"] for p in t.snap["pending_draws"]) == 6 and t.turn == 3
+    t.draw()  # seat 3 takes the stack
+    pen = t.one("penalty_ordered")
+    assert (pen.seat, pen.count, pen.rule) == (3, 6, "H1") and t.hands[3] == 13
+    u = Scenario(preset="no-mercy-lite", starter="blue-5")
+    u.play("blue-draw2", "red-draw2")  # on an empty pile the same pair gives 4
+    assert sum(p["count"] for p in u.snap["pending_draws"]) == 4 and u.turn == 2
+    u.draw()
+    assert u.one("penalty_ordered").count == 4 and u.hands[2] == 11
+    v = Scenario(starter="blue-5", house={"stack_draw2": True, "multi_play": "identical-pair"})
+    v.play("blue-draw2")
+    v.play("red-draw2", "red-draw2")  # seed 002: an identical pair hits the next player once
+    assert sum(p["count"] for p in v.snap["pending_draws"]) == 4
 
 
 @pytest.mark.rule("H6", "P4")

@@ -220,3 +220,48 @@ def test_a_call_right_after_the_play_is_not_late_but_one_after_another_input_is(
     u.press(3)  # seat 3's false call (U4) came first: the window had passed
     u.call(1)
     assert u.one("uno_called").late
+
+
+# ----- issue 15: a call pressed with the second-to-last card, whichever way it reached the hand
+
+
+@pytest.mark.rule("U1", "U4")
+def test_call_pressed_as_the_just_drawn_card_goes_down_counts():
+    for drawn in ("blue-9", None):  # the drawn face reported (phone) or unseen (camera)
+        t = Scenario(starter="blue-5")
+        t.set_count(1, 1)
+        t.draw(card=drawn)  # one card + the drawn one: two
+        assert t.hands[1] == 2 and t.snap["phase"] == "drawn"
+        t.press(1)  # pressed just before the camera saw the drawn card go down
+        assert "penalty_ordered" not in t.kinds() and t.hands[1] == 2
+        t.play("blue-9")
+        assert t.one("uno_called").seat == 1
+        assert t.snap["uno"]["called"] == [1] and t.snap["uno"]["catchable"] == []
+        t.double(2)  # the call counted: catching seat 1 is a wrong catch (U5)
+        assert t.one("penalty_ordered").seat == 2 and t.hands[1] == 1
+
+
+@pytest.mark.rule("U1", "U4")
+def test_call_pressed_while_naming_the_colour_of_a_wild_starter_counts():
+    t = Scenario(starter="wild")  # seat 1 names the colour, then plays first (S4)
+    t.set_count(1, 2)
+    t.press(1)
+    assert "penalty_ordered" not in t.kinds() and t.hands[1] == 2
+    t.colour("red")
+    t.play("red-3")
+    assert t.one("uno_called").seat == 1 and t.snap["uno"]["catchable"] == []
+
+
+@pytest.mark.rule("U4")
+def test_a_call_that_cannot_come_with_the_second_to_last_card_is_still_false():
+    t = Scenario(starter="blue-5")
+    t.set_count(1, 2)
+    t.draw(card="red-1")  # three cards after the draw: no play leaves one
+    t.press(1)
+    assert t.one("penalty_ordered").rule == "U4" and t.hands[1] == 5
+    u = Scenario(starter="wild")
+    u.set_count(2, 2)
+    u.press(2)  # seat 2 is not the one naming the colour and playing first
+    assert u.snap["deferred_penalties"][0]["rule"] == "U4"  # after the colour (edge case)
+    u.colour("red")
+    assert u.one("penalty_ordered").rule == "U4" and u.hands[2] == 4

@@ -410,3 +410,22 @@ def test_a_twin_laid_beside_its_face_is_new_even_if_boxed_a_little_small():
     small = reading("red-1", Scene.quad(cx + 6, cy + 8, 0, w=34, h=52))
     obs = _lay(s, twin, lambda: [small])
     assert played(obs) == [["red-1"]]
+
+
+def test_a_card_the_leaving_hand_hid_at_first_is_still_reported():
+    """Seed 3 of the sim-truth demo: the hand withdrawing still hid most of the new card in
+    three of the first five clear frames, so it had two hits when the window filled; the pile
+    settled without it and the play was lost."""
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(5)
+    s.play(("red-1", cx, cy, 10))
+    assert played(s.run(10)) == [["red-1"]]
+    s.play(("red-9", cx + 25, cy + 18, 22))
+    older = [c for c in s.cards if c[0] == "red-1"]
+    obs = []
+    for k in range(5):
+        obs += s.step(dets=s.detections(visible=s.cards if k in (1, 4) else older))
+    obs += s.run(10)
+    assert played(obs) == [["red-9"]]
+    assert played(s.run(20)) == []

@@ -102,7 +102,7 @@ def cmd_detect(args) -> int:
     if not args.json:
         print(f"{'IMAGE':<40} {'CARD':<16} {'CONF':>5}  BOX")
     if args.save:
-        args.save.mkdir(parents=True, exist_ok=True)
+        _save_dir(args.save)
     for name in args.images:
         path = Path(name)
         image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
@@ -127,8 +127,30 @@ def cmd_detect(args) -> int:
                 print(f"{name:<40} {d.card:<16} {d.confidence:5.2f}  [{box}]")
         if args.save:
             out = args.save / (path.stem + ".annotated.jpg")
-            cv2.imwrite(str(out), annotate(image, dets))
+            try:
+                written = cv2.imwrite(str(out), annotate(image, dets))
+            except cv2.error:
+                written = False
+            if not written:
+                from vision.errors import SaveError
+
+                raise SaveError(f"--save: cannot write {out} (is the folder writable and the disk not full?)")
     return 1 if failures else 0
+
+
+def _save_dir(folder: Path) -> None:
+    """The --save folder, made now; one clear line when it cannot be (a file, no rights)."""
+    from vision.errors import SaveError
+
+    if folder.exists() and not folder.is_dir():
+        raise SaveError(f"--save {folder}: that is a file, not a folder; give a folder for the annotated images")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".uno-table-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise SaveError(f"--save {folder}: cannot write there ({exc.strerror or exc})") from None
 
 
 # ---------------------------------------------------------------------------- watch
@@ -167,7 +189,7 @@ def cmd_watch(args) -> int:
         source.open()
         source.close()
     if args.save:
-        args.save.mkdir(parents=True, exist_ok=True)
+        _save_dir(args.save)
     # A file or the simulator is read frame by frame; a live camera skips frames when slow.
     hub = FrameHub(source, config.retry)
     reader = hub.reader(lossless=source.finite)

@@ -15,5 +15,9 @@ class ModelError(UnoTableError, RuntimeError):
     """A detector model file that is missing, corrupt or of the wrong kind."""
 
 
+class SaveError(UnoTableError, OSError):
+    """An output folder or file that cannot be written (`--save`)."""
+
+
 class EndOfStream(Exception):
     """A finite source (video file, folder, script) has no more frames."""

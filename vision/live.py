@@ -82,7 +82,9 @@ class LiveVision:
         self._thread.start()
         return self
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop after the frame in hand (by default waiting as long as that frame takes: the
+        process must not exit while ONNX Runtime is reading one)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)

@@ -12,7 +12,8 @@ lie on the pile:
 Most faces exist twice, so the same face at the same pose is new only by its pixels too.
 A box far smaller than the cards read lately is a part of a card (a corner index), not a
 card. New cards found together after one visit of a hand are one observation (a
-multi-play).
+multi-play). A card laid in the visit that the withdrawing hand still half hid in the first
+clear frames is waited for (a window more at most) before the pile settles without it.
 
 Reveal zone: the multiset of faces there, reported when it holds for a few clear frames and
 differs from the last report. Draw pile: a hand that stayed in the draw zone for a few frames
@@ -180,6 +181,7 @@ class DiscardTracker:
         self._occluded_frames = 0
         self._scale = 0.25
         self._sizes: deque[float] = deque(maxlen=200)  # long sides of cards read lately
+        self._waited = 0  # frames the pile's settling waited for a card still gathering hits
 
     # ------------------------------------------------------------ pixels
     def _snapshot(self, box) -> np.ndarray | None:
@@ -342,6 +344,7 @@ class DiscardTracker:
         if covered or occluded:
             self.window.clear()
             self.visited = True
+            self._waited = 0
             return None
         self.window.append((number, dets))
         if not dets:
@@ -384,7 +387,16 @@ class DiscardTracker:
             and c.hits + (cfg.window - len(self.window)) >= cfg.min_hits
         ]
         window_full = len(self.window) >= cfg.window
+        if window_full and not new and self._waited < cfg.window:
+            # A card laid in this visit, in view now but seen in too few frames yet (the
+            # withdrawing hand hid part of it at first): the window slides on until it has
+            # its hits, a window's length at most, before the pile settles without it.
+            steady = {id(c) for c in stable}
+            if any(number in c.frames and id(c) not in steady for c in laid):
+                self._waited += 1
+                return None
         if new and (not pending or window_full):
+            self._waited = 0
             self._refresh(dets)
             for c in new:
                 self._remember(c)
@@ -404,6 +416,7 @@ class DiscardTracker:
         if window_full and not new:
             # The hand left nothing new; later re-reads must not count as plays. Cards that
             # were there all along become known without a report.
+            self._waited = 0
             self._refresh(dets)
             for c in stable:
                 if not any(same_pose(k.pose, c.pose, cfg) for k in self.known):

@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from table.errors import UnoTableError
 
-from . import auth, validate
+from . import auth, security, validate
 from .export import scores_csv
 from .qr import qr_svg
 from .service import CommandRejected, TableService
@@ -53,6 +53,9 @@ def create_app(
     max_stream_age: float = 900.0,
     secret_key: str | None = None,
     login_limit: int = 5,
+    allowed_hosts: list[str] | None = None,
+    pin_guard: security.PinGuard | None = None,
+    events_page: int = 500,
 ) -> Flask:
     """Build the dashboard for one table.
 
@@ -63,6 +66,10 @@ def create_app(
     max_stream_age: a live stream is ended after this many seconds; the browser reconnects
     and resumes from its Last-Event-ID, so a phone that vanished without closing its socket
     cannot hold a thread for longer than this.
+    seat_tokens may be a callable returning the current match's tokens (the app hub's
+    `seat_tokens`): then a new match's links replace the last match's.
+    allowed_hosts: names the Host header may carry besides IP addresses, localhost and this
+    machine's names ("*" allows any; web_ui/security.py HostCheck).
     """
     if not isinstance(host_pin, str) or len(host_pin) < 4:
         raise ValueError("host_pin must be a string of at least 4 characters")
@@ -73,14 +80,22 @@ def create_app(
         SESSION_COOKIE_SAMESITE="Strict",
         MAX_CONTENT_LENGTH=64 * 1024,
         HOST_PIN=host_pin,
-        SEAT_TOKENS={int(k): v for k, v in seat_tokens.items()},
+        SEAT_TOKENS=(
+            auth.LiveSeatTokens(seat_tokens) if callable(seat_tokens)
+            else {int(k): v for k, v in seat_tokens.items()}
+        ),
         PUBLIC_URL=public_url.rstrip("/") if public_url else None,
     )
     app.json.sort_keys = False  # keep the service's own key order (seq, type, payload)
     app.extensions["uno_service"] = service
     slots = StreamSlots(max_streams)
     camera_slots = StreamSlots(max_camera_streams)
-    throttle = auth.LoginThrottle(limit=login_limit)
+    guard = pin_guard or security.PinGuard(per_address=login_limit)
+    sessions = security.HostSessions()
+    app.extensions["uno_pin_guard"] = guard
+    app.extensions["uno_host_sessions"] = sessions
+    hosts = security.HostCheck(allowed_hosts, extra=[h for h in [security.host_of(public_url)] if h])
+    app.extensions["uno_host_check"] = hosts
     app.extensions["uno_stream_slots"] = slots
     app.extensions["uno_camera_slots"] = camera_slots
     # Set by the server on shutdown: every open stream ends at its next wake-up (<= 1 s).
@@ -100,6 +115,13 @@ def create_app(
         return lambda: stopping.is_set() or gone()
 
     # ---------------------------------------------------------------- page plumbing
+
+    @app.before_request
+    def known_host():
+        # DNS rebinding: a page on another name whose DNS now points here must not reach us.
+        if not hosts.allows(request.headers.get("Host")):
+            return auth.json_error(400, "unknown Host header: open the table by its address or name")
+        return None
 
     @app.context_processor
     def page_globals():
@@ -175,7 +197,7 @@ def create_app(
 
     @app.get("/login")
     def login_page():
-        return page("login.html", "login_page", next=request.args.get("next", "/setup"))
+        return page("login.html", "login_page", next=security.safe_next(request.args.get("next")))
 
     # ---------------------------------------------------------------- QR codes
 
@@ -204,15 +226,21 @@ def create_app(
         # Long-poll fallback for clients without EventSource (and for scripts).
         after = validate.query_int("after", default=0, low=0, high=2**62)
         timeout = validate.query_float("timeout", default=0.0, low=0.0, high=25.0)
+        limit = validate.query_int("limit", default=events_page, low=1, high=events_page)
+
+        def page_of(events: list[dict]):
+            # One page at a time: the next starts after the last seq given ("more": true).
+            return jsonify({"events": events[:limit], "more": len(events) > limit})
+
         if timeout == 0:
-            return jsonify({"events": service.wait_events(after, 0.0)})
+            return page_of(service.wait_events(after, 0.0))
         # A waiting long-poll holds a thread like a stream does: it takes a stream slot.
         if not slots.acquire():
             resp, status = auth.json_error(503, "too many live clients; retry shortly")
             resp.headers["Retry-After"] = "5"
             return resp, status
         try:
-            return jsonify({"events": service.wait_events(after, timeout)})
+            return page_of(service.wait_events(after, timeout))
         finally:
             slots.release()
 
@@ -325,10 +353,15 @@ def create_app(
 
     @app.post("/api/login")
     def api_login():
-        addr = request.remote_addr or "?"
-        wait = throttle.retry_after(addr)
-        if wait > 0:
-            resp, status = auth.json_error(429, f"too many wrong PINs; wait {wait:.0f} s")
+        from .guard import client_key
+
+        addr = client_key(request.remote_addr or "?")
+        blocked = guard.check(addr)
+        if blocked is not None:
+            wait, why = blocked
+            if wait == float("inf"):
+                return auth.json_error(423, why)
+            resp, status = auth.json_error(429, f"{why}; wait {wait:.0f} s")
             resp.headers["Retry-After"] = str(int(wait) + 1)
             return resp, status
         body = validate.json_body()
@@ -336,17 +369,31 @@ def create_app(
         if not isinstance(pin, str) or not pin:
             raise CommandRejected("'pin' must be the host PIN as text")
         if not auth.pin_matches(pin.strip(), app.config["HOST_PIN"]):
-            throttle.failed(addr)
+            guard.failed(addr)
             return auth.json_error(403, "wrong PIN (it is printed on the table's console)")
-        throttle.succeeded(addr)
+        guard.succeeded(addr)
         return jsonify({"host": True, "csrf": auth.log_in_host()})
 
     @app.post("/api/logout")
     def api_logout():
-        from flask import session
-
-        session.clear()
+        auth.log_out_host()  # the session id is revoked: a copied cookie is dead too
         return jsonify({"host": False})
+
+    @app.post("/api/host/pin")
+    @auth.host_required
+    def api_host_pin():
+        pin = validate.json_body().get("pin")
+        if not isinstance(pin, str) or not validate.PIN_RE.match(pin):
+            raise CommandRejected("'pin' must be 4 to 8 digits")
+        change_pin(pin)
+        return jsonify({"host": True, "csrf": auth.log_in_host()})
+
+    def change_pin(pin: str) -> int:
+        """A new host PIN ends every host session (a leaked PIN or cookie stops working)."""
+        app.config["HOST_PIN"] = pin
+        return sessions.revoke_all()
+
+    app.extensions["uno_change_pin"] = change_pin
 
     def submit(cmd: dict, source: str):
         try:

@@ -8,6 +8,7 @@ import secrets
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Mapping
 from functools import wraps
 
 from flask import abort, current_app, g, jsonify, request, session
@@ -19,6 +20,26 @@ SEAT_HEADER = "X-Seat-Token"
 def new_seat_tokens(seats: int) -> dict[int, str]:
     """Fresh unguessable tokens, one per seat (the app prints or shows them as QR codes)."""
     return {seat: secrets.token_urlsafe(12) for seat in range(seats)}
+
+
+class LiveSeatTokens(Mapping):
+    """The seat tokens of the match being played, asked of the table at each use: a new
+    match brings new tokens (the last match's links stop working) and a restart keeps them."""
+
+    def __init__(self, provider: Callable[[], dict]):
+        self._provider = provider
+
+    def _now(self) -> dict[int, str]:
+        return {int(k): v for k, v in self._provider().items()}
+
+    def __getitem__(self, seat: int) -> str:
+        return self._now()[seat]
+
+    def __iter__(self):
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
 
 
 class LoginThrottle:
@@ -56,17 +77,35 @@ def pin_matches(given: str, expected: str) -> bool:
     return hmac.compare_digest(given.encode(), expected.encode())
 
 
+def _host_sessions():
+    return current_app.extensions.get("uno_host_sessions")
+
+
 def log_in_host() -> str:
-    """Mark this session as the host's and return its CSRF token."""
+    """Mark this session as the host's and return its CSRF token. The cookie carries a
+    server-side session id, so logout and a PIN change end it (web_ui/security.py)."""
     session.clear()
     session["host"] = True
     session["csrf"] = secrets.token_urlsafe(24)
+    sessions = _host_sessions()
+    if sessions is not None:
+        session["sid"] = sessions.new()
     session.permanent = False
     return session["csrf"]
 
 
+def log_out_host() -> None:
+    sessions = _host_sessions()
+    if sessions is not None:
+        sessions.revoke(session.get("sid"))
+    session.clear()
+
+
 def is_host() -> bool:
-    return bool(session.get("host"))
+    if not session.get("host"):
+        return False
+    sessions = _host_sessions()
+    return sessions is None or sessions.valid(session.get("sid"))
 
 
 def csrf_token() -> str | None:

@@ -23,18 +23,43 @@ def server_options(app: Flask, *, threads: int | None = None) -> dict:
         # stream is still running (environ["waitress.client_disconnected"]).
         "channel_request_lookahead": 5,
         "asyncore_use_poll": True,  # select() tops out at 1024 sockets
-        "cleanup_interval": 10,
-        "channel_timeout": 60,
+        "cleanup_interval": 2,  # the request deadline (web_ui/guard.py) is checked this often
+        "channel_timeout": 60,  # an idle keep-alive connection is closed after a minute
+        # A request is small (MAX_CONTENT_LENGTH is 64 KiB): waitress refuses bigger ones itself
+        # instead of buffering up to its 1 GB default.
+        "max_request_header_size": 32 * 1024,
+        "max_request_body_size": 256 * 1024,
         "ident": "uno-table",
     }
 
 
-def make_server(app: Flask, host: str = "127.0.0.1", port: int = 8000, *, threads: int | None = None):
+#: One client address may hold this many connections (a phone's browser opens up to six).
+PER_CLIENT = 16
+#: A request's line, headers and body must all arrive within this many seconds.
+REQUEST_TIMEOUT = 15.0
+
+
+def make_server(
+    app: Flask,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    threads: int | None = None,
+    per_client: int = PER_CLIENT,
+    request_timeout: float = REQUEST_TIMEOUT,
+    sockets: list | None = None,
+):
     """A waitress server bound now (port 0 picks a free port: see `.effective_port`), not yet
-    running; call `.run()` (blocking) and `.close()` to stop."""
+    running; call `.run()` (blocking) and `.close()` to stop. `sockets`: already bound
+    listening sockets to serve instead of binding host:port."""
     from waitress.server import create_server
 
-    return create_server(app, host=host, port=port, **server_options(app, threads=threads))
+    from .guard import guard
+
+    options = server_options(app, threads=threads)
+    where = {"sockets": sockets} if sockets else {"host": host, "port": port}
+    server = create_server(app, **where, **options)
+    return guard(server, per_client=per_client, request_timeout=request_timeout)
 
 
 def serve(app: Flask, host: str = "0.0.0.0", port: int = 8000, *, threads: int | None = None) -> None:
@@ -64,9 +89,10 @@ class BackgroundServer:
     """A waitress server on a thread, for tests, benchmarks and the app hub:
     `with BackgroundServer(app) as srv: requests to srv.url`."""
 
-    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, *, threads: int | None = None):
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, *, threads: int | None = None,
+                 **guard_options):
         self.app = app
-        self.server = make_server(app, host, port, threads=threads)
+        self.server = make_server(app, host, port, threads=threads, **guard_options)
         self.url = f"http://{host}:{self.server.effective_port}"
         self._thread = threading.Thread(target=self._run, name="waitress", daemon=True)
 
@@ -82,8 +108,21 @@ class BackgroundServer:
 
     def close(self) -> None:
         stop_streams(self.app)
-        self.server.close()
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            # Closed from the loop's own thread: sockets closed under a running poll loop
+            # can leave it acting on a dead descriptor ("Bad file descriptor").
+            self.server.trigger.pull_trigger(self._close_sockets)
+            self._thread.join(timeout=5)
+        else:
+            self._close_sockets()
+        # waitress's close() leaves its request threads waiting for work: end them too.
+        self.server.task_dispatcher.shutdown(timeout=5)
+
+    def _close_sockets(self) -> None:
+        from waitress import wasyncore
+
+        socket_map = self.server._map if hasattr(self.server, "_map") else self.server.map  # one address or several
+        wasyncore.close_all(socket_map)
 
     def __enter__(self) -> BackgroundServer:
         return self.start()

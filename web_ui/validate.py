@@ -4,6 +4,8 @@ command at all, with a message that says what and where."""
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import Any
 
@@ -12,6 +14,7 @@ from flask import request
 from .service import CommandRejected
 
 KIND_RE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+PIN_RE = re.compile(r"^[0-9]{4,8}$")
 COLOURS = ("red", "yellow", "green", "blue")
 # Seat controller buttons -> the referee input each one sends (table/inputs.py kinds).
 SEAT_ACTIONS = {
@@ -27,6 +30,21 @@ GESTURES = ("press", "hold", "double")
 MAX_DEPTH = 6
 MAX_ITEMS = 200
 MAX_STR = 500
+#: Numbers a browser's JSON.parse reads back exactly: integers within 2**53, finite floats
+#: of no more than 1e15 (table/inputs.py bounds each field much tighter).
+MAX_INT = 2**53
+MAX_FLOAT = 1e15
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def json_body() -> dict:
@@ -35,9 +53,15 @@ def json_body() -> dict:
         raise CommandRejected(
             f"body must be JSON (Content-Type: application/json), got {request.mimetype or 'nothing'!r}"
         )
-    body = request.get_json(silent=True)
-    if body is None:
-        raise CommandRejected("body is not valid JSON")
+    raw = request.get_data(cache=True)
+    try:
+        # Strict JSON: no NaN or Infinity (which browsers' JSON.parse refuses), no number
+        # that overflows to infinity, and a nesting bomb is a 400 rather than a crash.
+        body = json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise CommandRejected("body is nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CommandRejected(f"body is not valid JSON ({exc})") from None
     if not isinstance(body, dict):
         raise CommandRejected(f"body must be a JSON object, got {type(body).__name__}")
     return body
@@ -59,8 +83,10 @@ def _check_value(value: Any, where: str, depth: int) -> None:
     elif isinstance(value, str):
         if len(value) > MAX_STR:
             raise CommandRejected(f"{where}: text longer than {MAX_STR} characters")
-    elif isinstance(value, float) and value != value:  # NaN never means anything here
-        raise CommandRejected(f"{where}: not a number")
+    elif isinstance(value, float) and not (math.isfinite(value) and abs(value) <= MAX_FLOAT):
+        raise CommandRejected(f"{where}: a number must be finite and at most {MAX_FLOAT:g}")
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        raise CommandRejected(f"{where}: an integer must be at most 2**53")
     elif value is not None and not isinstance(value, (bool, int, float)):
         raise CommandRejected(f"{where}: unsupported value {value!r}")
 
@@ -114,7 +140,7 @@ def panel_press(body: dict, seats: int) -> tuple[str, str]:
         raise CommandRejected(f"'target' must be 'seat:N' or 'colour:NAME', got {target!r}")
     head, _, tail = target.partition(":")
     if head == "seat":
-        if not tail.isdigit() or int(tail) >= seats:
+        if not (tail.isascii() and tail.isdigit()) or len(tail) > 3 or int(tail) >= seats:
             raise CommandRejected(f"'target' {target!r}: seat must be 0-{seats - 1}")
     elif head == "colour":
         if tail not in COLOURS:

@@ -277,11 +277,22 @@ class TablePublisher:
 
     # ----- logs
 
-    def _add_cursor(self, path: Path, front: bool = False) -> _Cursor:
+    def _names_of(self, path: Path) -> list[str]:
+        """Who plays the match of an older log: the table's match index, else the names file
+        of a data dir from before the index."""
+        if Path(self.hub.log.path) == path:
+            return list(self.hub.names)
+        store = getattr(self.hub, "matches", None)
+        record = store.record_for(path) if store is not None else None
+        if record is not None:
+            return list(record.players)
         from app.hub import read_names
 
+        return read_names(path) or []
+
+    def _add_cursor(self, path: Path, front: bool = False) -> _Cursor:
         name = path.stem
-        names = list(self.hub.names) if Path(self.hub.log.path) == path else read_names(path) or []
+        names = self._names_of(path)
         acked = self._acked_saved.get(name, 0)
         cur = _Cursor(path, names, acked)
         if not cur.names:

@@ -10,11 +10,11 @@ input every 2 s; 0: as fast as the referee goes).
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.hub import TableHub, write_names
+from app.hub import TableHub
+from app.matchfiles import MatchStore
 from table.inputs import input_to_dict
 from table.log import EventLog
 from table.referee import MATCH_OVER
@@ -69,10 +69,11 @@ class SimTable:
         if part is not None:
             overrides = {"players": 4, "teams": {"mode": "rotating", "table": part}}
         rules = load_rules(preset, overrides={**overrides, **(rules or {})})
-        db = self.folder / f"match-{time.strftime('%Y%m%d-%H%M%S')}-{name}.db"
-        log = EventLog(db, rules)
-        write_names(db, list(players))
-        self.hub = TableHub(log, list(players), preset=preset, match_dir=self.folder)
+        # The table's own match index and numbered logs, as `uno-table run` keeps them.
+        self.store = MatchStore(self.folder)
+        record, log = self.store.new_match(rules, list(players))
+        self.hub = TableHub(log, record.players, preset=preset, match_dir=self.folder,
+                            matches=self.store, seat_tokens=record.seat_tokens)  # fmt: skip
         self.rounds_played = 0
         self.matches_played = 0
         self.paused = threading.Event()  # set: the players wait (a table taking a break)
@@ -141,19 +142,22 @@ class SimTable:
 
     def close(self) -> None:
         self.hub.close()
+        self.store.close()
 
 
 def table_match_from_log(path: Path, table: str) -> TableMatch:
     """What a league should know of one table's match, computed straight from its log file
     by replaying it (the check for the league's own figures)."""
-    from app.hub import read_names
+    from app.matchfiles import MatchStore
     from table.log import rebuild_state
     from table.standings import TableMatch, outcome_winners, parse_rounds, round_records
 
     with EventLog(path, create=False) as log:
         rules = log.rules
         state = rebuild_state(rules, log.inputs(), str(path))
-    names = read_names(path) or [f"Seat {i}" for i in range(rules.match_config().players)]
+    with MatchStore(Path(path).parent) as store:
+        record = store.record_for(path)
+    names = record.players if record else [f"Seat {i}" for i in range(rules.match_config().players)]
     return TableMatch(
         table=table, log=Path(path).stem, players=tuple(names), format=rules.scoring.format,
         part=rules.teams.table, rounds=parse_rounds(round_records(state.match)),

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from vision.sources.base import Capture, FrameSource
 
-__all__ = ["Capture", "FrameSource", "make_source", "source_from_arg"]
+__all__ = ["Capture", "FrameSource", "check_source", "make_source", "source_from_arg"]
+
+
+def check_source(config) -> None:
+    """Raise CameraError now for what waiting will not mend: the Pi camera's software stack
+    does not load (picamera2 missing, or broken by a numpy it was not built for). An
+    unplugged camera is not checked here: the capture thread waits for it."""
+    if config.type == "picamera2":
+        from vision.sources.picam import load_picamera2
+
+        load_picamera2()
 
 
 def make_source(config) -> FrameSource:
