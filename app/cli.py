@@ -16,6 +16,7 @@ import sys
 COMMAND_MODULES = [
     "app.game_commands",  # simulate, replay
     "app.commands",  # run, demo
+    "app.league.commands",  # league
     "vision.commands",  # detect, watch, bench, mat
     "firmware_config.commands",  # doctor, wiring
     "models.commands",  # (training lives in `python -m models ...`)

@@ -27,6 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, help="dashboard port (default from config: 8000)")
     p.add_argument("--data-dir", type=Path, help="database and model overrides (default: $UNO_TABLE_DATA or ./data)")
     p.add_argument("--new-match", action="store_true", help="start a new match instead of resuming the last unfinished one")
+    from app.league.commands import add_auth_args, add_run_args
+
+    add_run_args(p)
+    add_auth_args(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("demo", help="the simulated table: simulated players, real vision, referee and dashboard")
@@ -43,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="dashboard address")
     p.add_argument("--port", type=int, default=8000, help="dashboard port")
     p.add_argument("--mock-gpio", action="store_true", default=True, help=argparse.SUPPRESS)
+    from app.league.commands import add_demo_args
+
+    add_demo_args(p)
     p.set_defaults(func=cmd_demo)
 
     from app import lock, matchfiles
@@ -106,8 +113,9 @@ def _open_match(match_dir: Path, rules, names: list[str], new: bool, out=print):
         if opened is not None:
             record, log, state = opened
             if state.phase != MATCH_OVER:
-                if len(record.players) != log.rules.players:  # a log from before the index without names
-                    record.players = [f"Seat {i}" for i in range(log.rules.players)]
+                players = log.rules.match_config().players  # T2 at two tables: 8 names, 4 seats
+                if len(record.players) != players:  # a log from before the index without names
+                    record.players = [f"Seat {i}" for i in range(players)]
                 out(f"Resuming the unfinished match {record.number} in {record.path} ({len(log)} logged inputs)")
                 return store, record, log
             log.close()
@@ -158,12 +166,16 @@ class _Shutdown:
 def cmd_run(args) -> int:
     from app.config import load_app_config
     from app.hub import TableHub
+    from app.league.commands import _auth, league_overrides
     from table.paths import data_dir
 
     path = args.config
     if path is None and Path("uno-table.yaml").exists():
         path = Path("uno-table.yaml")
-    config = load_app_config(path)
+    league = league_overrides(args)
+    config = load_app_config(path, league=_auth(args, league) if league else None)
+    if config.league is not None and config.league.table is None:
+        raise ConfigError("league: this table needs a name in the league: --table NAME (or league.table)")
     rules = config.rules_config()
     vision_cfg = _vision_config(config.vision, source=args.source)
     from vision.sources import check_source
@@ -200,7 +212,7 @@ def cmd_run(args) -> int:
             return _serve_table(
                 hub, vision_cfg, factory, pin_map, mock, pipeline=pipeline, host=host, port=port,
                 pin=config.dashboard.host_pin, sock=sock, threads=config.dashboard.threads,
-                allowed_hosts=config.dashboard.allowed_hosts,
+                allowed_hosts=config.dashboard.allowed_hosts, league=config.league,
             )  # fmt: skip
         finally:
             store.close()
@@ -209,7 +221,7 @@ def cmd_run(args) -> int:
 
 
 def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=None, driver=None, board=None,
-                 pipeline=None, sock=None, threads=None, allowed_hosts=None) -> int:
+                 pipeline=None, sock=None, threads=None, allowed_hosts=None, league=None) -> int:
     from firmware_config.feedback import TableFeedback
     from firmware_config.hardware import TableHardware
     from firmware_config.panel import DashboardPanel
@@ -239,7 +251,7 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
     hub.frames = board
     recorder = _attach_replay(hub, vision_cfg, pipeline)
     hub.start()
-    frame_hub = vision = dash = worker = None
+    frame_hub = vision = dash = worker = publisher = None
     try:
         if driver is None:
             frame_hub = FrameHub(make_source(vision_cfg.source), vision_cfg.retry,
@@ -251,6 +263,10 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
         dash = start_dashboard(hub, host=host, port=port, pin=pin, sock=sock, threads=threads,
                                seat_tokens=hub.seat_tokens, allowed_hosts=allowed_hosts)  # fmt: skip
         _on_unlock(dash)
+        if league is not None:  # issue 17: this table's log goes to the league's broker too
+            from app.league.commands import start_publisher
+
+            publisher = start_publisher(hub, league, dash.url)
         if driver is not None:
             worker = threading.Thread(target=driver, args=(shutdown.event,), name="demo", daemon=True)
             worker.start()
@@ -262,6 +278,8 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
             _join(worker, "the demo's frame")
         if dash is not None:
             dash.close()
+        if publisher is not None:
+            publisher.stop()
         if vision is not None:
             vision.stop()
         if frame_hub is not None:
@@ -311,6 +329,10 @@ def _demo_hub(args, store=None):
 
 
 def cmd_demo(args) -> int:
+    if args.tables:
+        from app.league.commands import demo_tables
+
+        return demo_tables(args)
     from app.demo import DemoDriver
     from vision.config import SimSourceConfig, VisionConfig
     from vision.live import FrameBoard, SimulatedCamera

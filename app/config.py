@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from app.league.mqtt import LeagueConfig
 from table.errors import ConfigError, validation_problems
 from table.names import clean_names
 from vision.config import VisionConfig
@@ -106,6 +107,11 @@ class AppConfig(BaseModel):
     gpio: GpioConfig = Field(default_factory=GpioConfig, description="Seat buttons, buzzer, LEDs.")
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig, description="The dashboard.")
     ask: AskConfig = Field(default_factory=AskConfig, description="When the table asks the host about a reading.")
+    league: LeagueConfig | None = Field(
+        None,
+        description="Publish this table's log to a league's MQTT broker: {broker, table, match, "
+        "part, username, password, tls} (README: Leagues). Empty: a table on its own.",
+    )
 
     @model_validator(mode="after")
     def _names(self) -> AppConfig:
@@ -122,6 +128,18 @@ class AppConfig(BaseModel):
         from table.rules import load_rules
 
         overrides = dict(self.rules)
+        part = self.league.part if self.league is not None else None
+        if part is not None:
+            # T2 with 8 players at two tables: the 8 names of the match, 4 seats here.
+            if len(self.players) != 8:
+                raise ConfigError(
+                    f"league.part={part}: a table of a two-table match names the match's 8 "
+                    f"players (the same list at both tables), got {len(self.players)}"
+                )
+            teams = dict(overrides.get("teams") or {})
+            teams.setdefault("mode", "rotating")
+            teams["table"] = part
+            return load_rules(self.preset, overrides={**overrides, "players": 4, "teams": teams})
         overrides.setdefault("players", len(self.players))
         if overrides["players"] != len(self.players):
             raise ConfigError(
@@ -157,6 +175,9 @@ def load_app_config(path: str | Path | None = None, **overrides: Any) -> AppConf
             raise ConfigError(f"config file {p} is not valid YAML: {_yaml_problem(exc)}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"config file {p}: expected a mapping of settings")
+    league = overrides.pop("league", None)
+    if league is not None:  # the command line's league settings over the file's section
+        data["league"] = {**(data.get("league") or {}), **league}
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         config = AppConfig.model_validate(data)

@@ -123,7 +123,7 @@ class TableHub:
         ask: dict[str, Any] | None = None,
         replay: Any = None,
     ) -> None:
-        n = log.rules.players
+        n = log.rules.match_config().players  # T2 at two tables: 8 players, 4 seats here
         self.names = list(names or [f"Seat {i}" for i in range(n)])
         if len(self.names) != n:
             raise CommandError(f"{len(self.names)} names given for {n} seats")
@@ -482,6 +482,9 @@ class TableHub:
         """Setup, a rules change or a new match starts a new log: a log is played by one set of
         rules from its first entry (the old match stays on disk, readable by `replay`)."""
         names, preset, overrides = _match_settings(command, self.names, self.preset)
+        if self.rules_config.teams.table is not None and "teams" not in overrides and len(names) == 8:
+            # One table of a two-table match: the next match seats 4 of the 8 here again.
+            overrides.update(players=self.rules_config.players, teams=self.rules_config.teams.model_dump())
         rules = load_rules(preset, overrides=overrides)
         if self.matches is None and self.match_dir is not None:
             from app.matchfiles import MatchStore
@@ -617,12 +620,14 @@ class TableHub:
                 running.append(list(run))
             if match.over:
                 winners = sorted(x for e in match.outcome.winners for x in match.entrants[e].seats)
+        # Totals per player, like the rounds (players move seats under T2 and T3).
+        totals = [match.seat_totals.get(p, 0) for p in range(n)] if match is not None else [0] * n
         return {
             "format": self.rules_config.scoring.format,
             "target": state.rules.target,
             "players": list(self.names),
             "rounds": rounds,
-            "totals": list(state.scores),
+            "totals": totals,
             "running": running,
             "winners": winners,
             "finished": bool(winners),
@@ -665,8 +670,10 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
     missed = set(ref["uno"]["catchable"]) | set(ref["uno"]["caught"])
     seats = []
     seating = ref.get("seating") or list(range(len(names)))
-    # T2/T3: players move between rounds; each seat shows who sits there now.
-    names = [names[seating[i]] if i < len(seating) and seating[i] < len(names) else name for i, name in enumerate(names)]
+    # T2/T3: players move between rounds; each seat shows who sits there now (T2 at two
+    # tables: 4 of the 8 players sit here).
+    seat_count = len(ref["hand_counts"])
+    names = [names[seating[i]] if i < len(seating) and seating[i] < len(names) else names[i] for i in range(seat_count)]
     for i, name in enumerate(names):
         count = ref["hand_counts"][i] if i < len(ref["hand_counts"]) else None
         uno = "called" if i in called else "missed" if i in missed else "none"

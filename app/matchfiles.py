@@ -161,8 +161,9 @@ class MatchStore:
     def new_match(self, rules: RulesConfig, names: list[str]) -> tuple[MatchRecord, EventLog]:
         """A new log, numbered after every match before it, made the current match."""
         names = clean_names(names)
-        if len(names) != rules.players:
-            raise LogError(f"{len(names)} names given for {rules.players} seats")
+        players = rules.match_config().players  # T2 at two tables: the match's 8, 4 seats here
+        if len(names) != players:
+            raise LogError(f"{len(names)} names given for {players} players")
         with self._lock:
             number = self._next_number()
             stamp = time.strftime("%Y%m%d-%H%M%S")

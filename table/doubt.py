@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from table.cards import FACE_TEXT, FACE_OF
+from table.cards import FACE_OF, FACE_TEXT
 from table.events import IllegalPlay, InputRejected, PlayAccepted
 from table.inputs import Flip, Input, InputError, Play, Reveal
 from table.referee import REVEAL, ROUND_OVER, State, step

@@ -87,6 +87,15 @@ class MatchConfig(BaseModel):
     rotation_cycles: int = Field(
         1, ge=1, le=10, description="Rotating partners: how many full schedules to play (T2)."
     )
+    table: int | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="T2 with 8 players at two tables (a league match): this match scores only "
+        "table 0 or 1 of the schedule, one referee per table; the league adds both halves up "
+        "(table.standings.two_table_match). Its totals are this table's share, and it names "
+        "no winner: the whole match does.",
+    )
     max_rounds: int | None = Field(
         None,
         ge=1,
@@ -126,6 +135,11 @@ class MatchConfig(BaseModel):
             problems.append(
                 "target with teams='rotating': a rotating match ends with its schedule, "
                 "not at a target"
+            )
+        if self.table is not None and not (self.teams == "rotating" and n == 8):
+            problems.append(
+                f"table={self.table} with teams={self.teams!r} and players={n}: only the "
+                "8-player rotating schedule (T2) is played at two tables"
             )
         if self.rotation_cycles != 1 and self.teams != "rotating":
             problems.append(
@@ -310,7 +324,8 @@ class Match:
         if self.schedule:
             if self.over:
                 return ()
-            return self.schedule[len(self.rounds)].tables
+            tables = self.schedule[len(self.rounds)].tables
+            return tables if self.config.table is None else (tables[self.config.table],)
         if self.team_draw is not None:
             return (self.team_draw.seating,)
         return (self.active_seats,)
@@ -395,6 +410,8 @@ class Match:
     def _check_tables(self, results: tuple[RoundResult, ...], number: int) -> None:
         if self.schedule:
             expected = self.schedule[number - 1].tables
+            if self.config.table is not None:  # one half of a two-table match
+                expected = (expected[self.config.table],)
             if len(results) != len(expected):
                 raise MatchError(
                     f"round {number}: the schedule has {len(expected)} table(s), "
@@ -446,6 +463,8 @@ class Match:
         played = len(self.rounds)
         if self.schedule:
             if played >= len(self.schedule):
+                if cfg.table is not None:  # half a match: both tables' totals decide
+                    return Outcome(over=True, ended_by="schedule")
                 winners, losers = self._ranked(low_wins=False)
                 return Outcome(over=True, ended_by="schedule", winners=winners, losers=losers)
         elif fmt == "elimination":

@@ -142,8 +142,10 @@ def _rotate_seating(s: State, dealer: int | None, ev: list[Event]) -> int | None
     seating = tuple(tables[0])
     if seating != s.seating:
         old = s.seating
-        if dealer is not None:
+        if dealer is not None and old[dealer] in seating:
             dealer = seating.index(old[dealer])
+        # else (T2 at two tables): the dealer went to the other table, or never sat at this
+        # one before its first round; the same seat deals.
         s.seating = seating
         s.scores = [match.seat_totals.get(p, 0) for p in seating]
         teams = ((seating[0], seating[2]), (seating[1], seating[3]))
