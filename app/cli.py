@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "app.game_commands",  # simulate, replay
     "app.commands",  # run, demo
     "vision.commands",  # detect, watch, bench, mat
+    "app.deck_commands",  # deck learn, fit, list, show, remove
     "firmware_config.commands",  # doctor, wiring
     "models.commands",  # (training lives in `python -m models ...`)
 ]

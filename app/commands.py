@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, help="dashboard port (default from config: 8000)")
     p.add_argument("--data-dir", type=Path, help="database and model overrides (default: $UNO_TABLE_DATA or ./data)")
     p.add_argument("--new-match", action="store_true", help="start a new match instead of resuming the last unfinished one")
+    p.add_argument("--deck", metavar="NAME", help="the deck on the table, taught with `uno-table deck` (default from config)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("demo", help="the simulated table: simulated players, real vision, referee and dashboard")
@@ -49,10 +50,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 # ----------------------------------------------------------------------------- shared
 
 
-def _vision_config(cfg, detector: str | None = None, source: str | None = None):
+def _vision_config(cfg, detector: str | None = None, source: str | None = None, deck: str | None = None):
     """The app config's vision section with the command line's choices on top; a config that
     names no camera gets the machine's own (the Pi camera on a Pi, else the first webcam)."""
     from vision.config import SimTruthDetectorConfig
+
+    if deck is not None:  # validated again: the deck reaches the detector's config
+        from table.errors import validation_problems
+        from vision.config import VisionConfig
+
+        try:
+            cfg = VisionConfig.model_validate(cfg.model_dump(exclude_unset=True) | {"deck": deck})
+        except ValueError as exc:
+            raise ConfigError(f"--deck {deck!r}: " + (validation_problems(exc) if hasattr(exc, "errors") else str(exc))) from None
 
     if detector == "sim-truth":
         cfg = cfg.model_copy(update={"detector": SimTruthDetectorConfig()})
@@ -141,7 +151,7 @@ def cmd_run(args) -> int:
         path = Path("uno-table.yaml")
     config = load_app_config(path)
     rules = config.rules_config()
-    vision_cfg = _vision_config(config.vision, source=args.source)
+    vision_cfg = _vision_config(config.vision, source=args.source, deck=args.deck)
     pipeline = _pipeline(vision_cfg)
     mock = args.mock_gpio or config.gpio.mock
 
@@ -199,7 +209,10 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
             frame_hub, vision_cfg, board=board, pipeline=pipeline,
             on_observation=lambda obs: hub.enqueue({"kind": "observation", "observation": obs}, source="camera"),
         ).start()  # fmt: skip
-    dash = start_dashboard(hub, host=host, port=port, pin=pin)
+    from app.deck_service import DeckService
+
+    decks = DeckService(vision.pipeline if vision is not None else pipeline)
+    dash = start_dashboard(hub, host=host, port=port, pin=pin, deck_service=decks)
     worker = None
     if driver is not None:
         worker = threading.Thread(target=driver, args=(shutdown.event,), name="demo", daemon=True)
@@ -301,7 +314,8 @@ def cmd_demo(args) -> int:
 
     factory = pin_factory_for(True)
     return _serve_table(hub, vision_cfg, factory, load_pin_map(None), True,
-                        host=args.host, port=args.port, driver=play, board=board)  # fmt: skip
+                        host=args.host, port=args.port, driver=play, board=board,
+                        pipeline=camera.pipeline)  # fmt: skip
 
 
 class GpioButtons:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Point = tuple[float, float]
 
@@ -109,6 +109,10 @@ class OnnxDetectorConfig(_Strict):
     )
     min_confidence: float = Field(
         0.25, ge=0, le=1, description="Detections below this confidence are dropped."
+    )
+    deck: str | None = Field(
+        None, description="A deck taught to the table (`uno-table deck`): its fitted classifier "
+        "replaces the generic one. Set through `vision.deck`.",
     )
 
 
@@ -215,6 +219,12 @@ class TrackerConfig(_Strict):
 class VisionConfig(_Strict):
     """Everything vision needs."""
 
+    deck: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
+        description="The deck on the table, taught with `uno-table deck learn/fit NAME`: the card "
+        "classifier adapted to it is used instead of the generic one. Empty: the generic model.",
+    )
+
     source: SourceConfig = Field(
         default_factory=lambda: SimSourceConfig(), description="Where frames come from."
     )
@@ -262,3 +272,12 @@ class VisionConfig(_Strict):
         "resolution, so `main`; `lores` saves the resize for a single-stage model (and reads the whole "
         "small frame: detect_region does not apply).",
     )
+
+    @model_validator(mode="after")
+    def _deck_to_detector(self) -> VisionConfig:
+        """`vision.deck` is read by the ONNX detector (a stand-in reading the truth ignores it)."""
+        if self.deck is not None and self.detector.type == "ultralytics":
+            raise ValueError("vision.deck needs the onnx detector (a deck adapts the ONNX card classifier)")
+        if self.detector.type == "onnx" and self.detector.deck != self.deck and self.deck is not None:
+            self.detector = self.detector.model_copy(update={"deck": self.deck})
+        return self

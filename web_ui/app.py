@@ -53,6 +53,7 @@ def create_app(
     max_stream_age: float = 900.0,
     secret_key: str | None = None,
     login_limit: int = 5,
+    deck_service=None,
 ) -> Flask:
     """Build the dashboard for one table.
 
@@ -63,6 +64,8 @@ def create_app(
     max_stream_age: a live stream is ended after this many seconds; the browser reconnects
     and resumes from its Last-Event-ID, so a phone that vanished without closing its socket
     cannot hold a thread for longer than this.
+    deck_service: the decks taught to the table (web_ui/deck.py `DeckService`), for the Setup
+    page's decks (/setup/deck); None: that page says they are not available here.
     """
     if not isinstance(host_pin, str) or len(host_pin) < 4:
         raise ValueError("host_pin must be a string of at least 4 characters")
@@ -390,4 +393,7 @@ def create_app(
             return auth.json_error(400, str(exc))
         return jsonify({"ok": True, "result": result})
 
+    from .deck import register_decks
+
+    register_decks(app, deck_service)
     return app
