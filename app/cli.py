@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "app.commands",  # run, demo
     "app.league.commands",  # league
     "vision.commands",  # detect, watch, bench, mat
+    "app.deck_commands",  # deck learn, fit, list, show, remove
     "firmware_config.commands",  # doctor, wiring
     "models.commands",  # (training lives in `python -m models ...`)
 ]

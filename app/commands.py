@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, help="dashboard port (default from config: 8000)")
     p.add_argument("--data-dir", type=Path, help="database and model overrides (default: $UNO_TABLE_DATA or ./data)")
     p.add_argument("--new-match", action="store_true", help="start a new match instead of resuming the last unfinished one")
+    p.add_argument("--deck", metavar="NAME", help="the deck on the table, taught with `uno-table deck` (default from config)")
     from app.league.commands import add_auth_args, add_run_args
 
     add_run_args(p)
@@ -61,10 +62,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 # ----------------------------------------------------------------------------- shared
 
 
-def _vision_config(cfg, detector: str | None = None, source: str | None = None):
+def _vision_config(cfg, detector: str | None = None, source: str | None = None, deck: str | None = None):
     """The app config's vision section with the command line's choices on top; a config that
     names no camera gets the machine's own (the Pi camera on a Pi, else the first webcam)."""
     from vision.config import SimTruthDetectorConfig
+
+    if deck is not None:  # validated again: the deck reaches the detector's config
+        from table.errors import validation_problems
+        from vision.config import VisionConfig
+
+        try:
+            cfg = VisionConfig.model_validate(cfg.model_dump(exclude_unset=True) | {"deck": deck})
+        except ValueError as exc:
+            raise ConfigError(f"--deck {deck!r}: " + (validation_problems(exc) if hasattr(exc, "errors") else str(exc))) from None
 
     if detector == "sim-truth":
         cfg = cfg.model_copy(update={"detector": SimTruthDetectorConfig()})
@@ -177,7 +187,7 @@ def cmd_run(args) -> int:
     if config.league is not None and config.league.table is None:
         raise ConfigError("league: this table needs a name in the league: --table NAME (or league.table)")
     rules = config.rules_config()
-    vision_cfg = _vision_config(config.vision, source=args.source)
+    vision_cfg = _vision_config(config.vision, source=args.source, deck=args.deck)
     from vision.sources import check_source
 
     check_source(vision_cfg.source)  # a camera stack that cannot load: a clear stop, now
@@ -260,8 +270,12 @@ def _serve_table(hub, vision_cfg, factory, pin_map, mock, *, host, port, pin=Non
                 frame_hub, vision_cfg, board=board, pipeline=pipeline,
                 on_observation=lambda obs: hub.enqueue({"kind": "observation", "observation": obs}, source="camera"),
             ).start()  # fmt: skip
+        from app.deck_service import DeckService
+
+        decks = DeckService(vision.pipeline if vision is not None else pipeline)
         dash = start_dashboard(hub, host=host, port=port, pin=pin, sock=sock, threads=threads,
-                               seat_tokens=hub.seat_tokens, allowed_hosts=allowed_hosts)  # fmt: skip
+                               seat_tokens=hub.seat_tokens, allowed_hosts=allowed_hosts,
+                               deck_service=decks)  # fmt: skip
         _on_unlock(dash)
         if league is not None:  # issue 17: this table's log goes to the league's broker too
             from app.league.commands import start_publisher
@@ -405,7 +419,7 @@ def cmd_demo(args) -> int:
     try:
         return _serve_table(hub, vision_cfg, factory, load_pin_map(None), True,
                             host=args.host, port=args.port, driver=play, board=board, sock=sock,
-                            pipeline=pipeline)  # fmt: skip
+                            pipeline=camera.pipeline)  # fmt: skip
     finally:
         store.close()
         lock.release()

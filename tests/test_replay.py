@@ -300,7 +300,7 @@ def test_questions_are_for_the_host_and_an_answer_needs_the_host(table):
     entry = len(hub.log)
     r = client.post("/api/host/command", json={"kind": "answer", "entry": entry, "card": "red-1"})
     assert r.status_code == 401  # no host session
-    r = client.post(f"/api/seat/1/action", json={"action": "uno"}, headers={"X-Seat-Token": "tok-1-xxxxxxxx"})
+    r = client.post("/api/seat/1/action", json={"action": "uno"}, headers={"X-Seat-Token": "tok-1-xxxxxxxx"})
     assert r.status_code == 200
     login = client.post("/api/login", json={"pin": PIN})
     csrf = login.json["csrf"]

@@ -66,6 +66,7 @@ def _detector_args(p: argparse.ArgumentParser) -> None:
         help="a detector .onnx or a YOLO .pt (ultralytics); default: the shipped detector",
     )
     p.add_argument("--classifier", type=Path, metavar="PATH", help="classifier .onnx; default: the shipped classifier")
+    p.add_argument("--deck", metavar="NAME", help="a deck taught with `uno-table deck`: its fitted classifier")
     p.add_argument(
         "--detector", choices=["onnx", "ultralytics", "sim-truth"], default=None,
         help="backend (default: onnx, or ultralytics for a .pt model); sim-truth reads the simulator's truth",
@@ -76,6 +77,11 @@ def _detector_config(args):
     from vision import config as c
 
     kind = args.detector or ("ultralytics" if args.model and args.model.suffix == ".pt" else "onnx")
+    deck = getattr(args, "deck", None)
+    if deck is not None and kind != "onnx":
+        from vision.errors import ModelError
+
+        raise ModelError(f"--deck needs the onnx backend, not {kind}")
     if kind == "ultralytics":
         if args.model is None:
             from vision.errors import ModelError
@@ -84,7 +90,7 @@ def _detector_config(args):
         return c.UltralyticsDetectorConfig(path=args.model)
     if kind == "sim-truth":
         return c.SimTruthDetectorConfig()
-    return c.OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier)
+    return c.OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier, deck=deck)
 
 
 # ---------------------------------------------------------------------------- detect

@@ -121,6 +121,10 @@ class OnnxDetectorConfig(_Strict):
         "Empty: the usable cores less one (the camera and the dashboard), 2 at least, 3 at most: "
         "2 on a 2-core machine, 3 on a Pi 4 or 5 (models/README.md, speed on a Pi).",
     )  # fmt: skip
+    deck: str | None = Field(
+        None, description="A deck taught to the table (`uno-table deck`): its fitted classifier "
+        "replaces the generic one. Set through `vision.deck`.",
+    )
 
 
 class UltralyticsDetectorConfig(_Strict):
@@ -282,6 +286,12 @@ class ReplayConfig(_Strict):
 class VisionConfig(_Strict):
     """Everything vision needs."""
 
+    deck: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
+        description="The deck on the table, taught with `uno-table deck learn/fit NAME`: the card "
+        "classifier adapted to it is used instead of the generic one. Empty: the generic model.",
+    )
+
     source: SourceConfig = Field(
         default_factory=lambda: SimSourceConfig(), description="Where frames come from."
     )
@@ -332,3 +342,12 @@ class VisionConfig(_Strict):
         "resolution, so `main`; `lores` saves the resize for a single-stage model (and reads the whole "
         "small frame: detect_region does not apply).",
     )
+
+    @model_validator(mode="after")
+    def _deck_to_detector(self) -> VisionConfig:
+        """`vision.deck` is read by the ONNX detector (a stand-in reading the truth ignores it)."""
+        if self.deck is not None and self.detector.type == "ultralytics":
+            raise ValueError("vision.deck needs the onnx detector (a deck adapts the ONNX card classifier)")
+        if self.detector.type == "onnx" and self.detector.deck != self.deck and self.deck is not None:
+            self.detector = self.detector.model_copy(update={"deck": self.deck})
+        return self

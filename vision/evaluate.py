@@ -11,6 +11,7 @@ latency from card-at-rest to observation.
     python -m vision.evaluate --plays 200 --detector sim-truth
     python -m vision.evaluate --plays 200 --detector onnx --json
     python -m vision.evaluate --photos ../shared/data/real-cards-mit
+    python -m vision.evaluate --plays 200 --deck-look party --deck-seed 1 --deck mydeck
 """
 
 from __future__ import annotations
@@ -31,9 +32,17 @@ from vision.sim import SimTable, random_script
 
 def run_game(
     plays: int, seed: int, detector_cfg, fps: float = 20.0, save_video: Path | None = None,
-    progress: bool = True, mat: bool = True, faces: dict | None = None,
+    progress: bool = True, mat: bool = True, faces: dict | None = None, deck_look=None,
 ) -> dict:
-    table = SimTable(seed=seed, fps=fps, mat=mat, faces=faces)
+    """faces: real card photos to draw the cards from (vision.real_faces); deck_look: a
+    `vision.decks.looks.DeckLook`: the game is played with that deck under that light
+    (default: a look of vision.render picked by the seed)."""
+    if deck_look is None:
+        table = SimTable(seed=seed, fps=fps, mat=mat, faces=faces)
+    else:
+        from vision.decks.looks import sim_table
+
+        table = sim_table(deck_look, seed=seed, fps=fps, mat=mat)
     random_script(table, plays, seed=seed)
     total = table.pending
     config = VisionConfig(detector=detector_cfg)
@@ -237,6 +246,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save-video", type=Path, metavar="MP4", help="also write the rendered game as a video")
     ap.add_argument("--model", type=Path, metavar="ONNX", help="detector .onnx instead of the shipped one")
     ap.add_argument("--classifier", type=Path, metavar="ONNX", help="classifier .onnx instead of the shipped one")
+    ap.add_argument("--deck", metavar="NAME", help="read with a deck taught with `uno-table deck` (its classifier)")
+    ap.add_argument("--deck-look", metavar="LOOK",
+                    help="play the game with this deck and light: DESIGN[+wear][@CAST] (vision.decks.looks), "
+                    "e.g. party, 2010s+wear@tungsten")
+    ap.add_argument("--deck-seed", type=int, default=1, help="the printing of --deck-look (as enrolled)")
     ap.add_argument("--photos", type=Path, metavar="DIR",
                     help="instead: name the card in each labelled photo of DIR (labels.csv)")
     ap.add_argument("--faces", default="render", metavar="render|real|DIR",
@@ -244,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                          "shared/data/real-cards-mit, vision.real_faces) or a folder of photos")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
-    onnx = OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier)
+    onnx = OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier, deck=args.deck)
     if args.photos is not None:
         result = evaluate_photos(args.photos, onnx)
         print(json.dumps(result) if args.json else json.dumps(result, indent=1))
@@ -255,11 +269,18 @@ def main(argv: list[str] | None = None) -> int:
         from vision.real_faces import load_faces
 
         faces = load_faces(None if args.faces == "real" else args.faces)
+    look = None
+    if args.deck_look:
+        from vision.decks.looks import DeckLook
+
+        look = DeckLook.parse(args.deck_look, seed=args.deck_seed)
     result = run_game(args.plays, args.seed, cfg, args.fps, args.save_video, progress=not args.json,
-                      mat=not args.no_mat, faces=faces)
+                      mat=not args.no_mat, faces=faces, deck_look=look)
     result["mat"] = not args.no_mat
     result["faces"] = args.faces
     result["detector"] = args.detector
+    result["deck"] = args.deck
+    result["deck_look"] = None if look is None else str(look)
     if args.json:
         print(json.dumps(result))
     else:

@@ -57,6 +57,7 @@ def create_app(
     allowed_hosts: list[str] | None = None,
     pin_guard: security.PinGuard | None = None,
     events_page: int = 500,
+    deck_service=None,
 ) -> Flask:
     """Build the dashboard for one table.
 
@@ -71,6 +72,8 @@ def create_app(
     `seat_tokens`): then a new match's links replace the last match's.
     allowed_hosts: names the Host header may carry besides IP addresses, localhost and this
     machine's names ("*" allows any; web_ui/security.py HostCheck).
+    deck_service: the decks taught to the table (web_ui/deck.py `DeckService`), for the Setup
+    page's decks (/setup/deck); None: that page says they are not available here.
     """
     if not isinstance(host_pin, str) or len(host_pin) < 4:
         raise ValueError("host_pin must be a string of at least 4 characters")
@@ -439,4 +442,7 @@ def create_app(
             return auth.json_error(400, str(exc))
         return jsonify({"ok": True, "result": result})
 
+    from .deck import register_decks
+
+    register_decks(app, deck_service)
     return app

@@ -25,11 +25,22 @@ class OnnxDetector:
     name = "onnx"
 
     def __init__(self, config):
-        self.cfg = config
+        self.cfg = self.base_cfg = config
         try:
             from vision.recognizer import CardRecognizer
         except ImportError as exc:
             raise ModelError(f"the ONNX card recognizer is not available: {exc}") from exc
+        deck = getattr(config, "deck", None)
+        if deck is not None:  # a deck taught to the table: its own classifier (checked first)
+            from vision.decks import DeckError, deck_classifier
+
+            if config.classifier_path is not None:
+                raise DeckError(f"deck {deck!r} brings its own classifier: give a deck or a classifier, not both")
+            from vision.decks.store import generic_detector_path
+
+            config = config.model_copy(update={"classifier_path": deck_classifier(deck),
+                                               "detector_path": config.detector_path or generic_detector_path()})
+            self.cfg = config
         threads = config.threads or default_threads()
         try:
             if config.detector_path is None and config.classifier_path is None:
@@ -52,6 +63,16 @@ class OnnxDetector:
                 f"{config.classifier_path or 'shipped classifier'}): {exc}"
             ) from exc
         self.timings: dict[str, float] = {}
+
+    @property
+    def deck(self) -> str | None:
+        return getattr(self.cfg, "deck", None)
+
+    def use_deck(self, deck: str | None) -> None:
+        """Read with deck NAME's classifier from the next frame on (None: the generic model).
+        A deck that cannot be used raises its DeckError and the current reading stays."""
+        fresh = OnnxDetector(self.base_cfg.model_copy(update={"deck": deck}))
+        self.cfg, self.recognizer = fresh.cfg, fresh.recognizer
 
     def detect(self, image: np.ndarray, truth=None) -> list[CardDetection]:
         dets = self.recognizer.recognize(image)
