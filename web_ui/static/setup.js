@@ -65,9 +65,9 @@
       input = el("input", { id, type: "text", maxlength: node.maxLength, dataset });
       input.value = value ?? "";
     } else {
+      dataset.type = "json"; // lists and anything else are edited as JSON (set before el() copies it)
       input = el("textarea", { id, rows: 2, dataset });
       input.value = JSON.stringify(value ?? null);
-      dataset.type = "json";
     }
     return el("div", { class: "field" }, el("label", { for: id, text: label(name, node) }), input, help);
   }
