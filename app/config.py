@@ -62,7 +62,7 @@ class GpioConfig(BaseModel):
     )
 
 
-class AskConfig(BaseModel):
+class AskConfig(BaseModel):  # defaults: table/doubt.py, measured in docs/replay.md
     """When the table asks the host about a camera reading (table/doubt.py decides; the Host
     page shows the card's crop and its likeliest names, one tap answers)."""
 
@@ -70,7 +70,7 @@ class AskConfig(BaseModel):
 
     enabled: bool = Field(True, description="Ask the host about unsure camera readings.")
     min_confidence: float = Field(
-        0.6, ge=0, le=1,
+        0.8, ge=0, le=1,
         description="A card read with a probability under this is asked about.",
     )
     min_margin: float = Field(

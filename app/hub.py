@@ -24,7 +24,7 @@ from app.matchfiles import new_seat_tokens
 from app.observe import ObservationMapper
 from app.session import Session
 from table.cards import CARD_IDS
-from table.doubt import doubt, options
+from table.doubt import MIN_CONFIDENCE, MIN_MARGIN, doubt, options
 from table.errors import UnoTableError
 from table.events import Event, RoundStarted, StateRebuilt, event_from_dict
 from table.inputs import INPUT_TYPES, InputError, StartRound, input_to_dict, parse_input
@@ -238,8 +238,8 @@ class TableHub:
         self._check_source(inp, source)
         asked = None
         if observed is not None and inp.kind in ASKED_KINDS and self.ask["enabled"]:
-            asked = doubt(self.state, inp, min_confidence=self.ask.get("min_confidence", 0.6),
-                          min_margin=self.ask.get("min_margin", 0.25))  # fmt: skip
+            asked = doubt(self.state, inp, min_confidence=self.ask.get("min_confidence", MIN_CONFIDENCE),
+                          min_margin=self.ask.get("min_margin", MIN_MARGIN))  # fmt: skip
             inp.unsure = asked
         with self._lock:
             self._source = source

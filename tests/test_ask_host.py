@@ -53,7 +53,7 @@ def test_low_confidence_and_close_guesses_are_doubts():
     st = dealt()
     low = doubt(st, Play(("red-7",), candidates=((("red-7", 0.41), ("blue-7", 0.12)),)))
     assert low["tags"] == ["low"] and low["card"] == 0 and "0.41" in low["why"][0]
-    close = doubt(st, Play(("red-7",), candidates=((("red-7", 0.62), ("red-1", 0.40)),)))
+    close = doubt(st, Play(("red-7",), candidates=((("red-7", 0.85), ("red-1", 0.62)),)))
     assert close["tags"] == ["close"] and "red 1" in close["why"][0]
 
 
