@@ -229,11 +229,22 @@ class HouseRules(BaseModel):
         "whose turn comes next spin the (virtual) wheel instead of playing: draw until a colour "
         "comes, lay down every card but two, or every hand passes on.",
     )
-    spin_cards: list[Literal["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "reverse"]] = Field(
-        default_factory=lambda: ["7"], min_length=1, max_length=12,
-        description="H13: the ranks that carry the spin (a standard deck has no spin symbol): "
-        "number cards, Skip, Reverse.",
+    spin_cards: str = Field(
+        "7", min_length=1, max_length=40, pattern=r"^(?:[0-9]|skip|reverse)(?:,(?:[0-9]|skip|reverse))*$",
+        description="H13: the ranks that carry the spin (a standard deck has no spin symbol), "
+        "comma-separated: number cards, skip, reverse; e.g. '7' or '3,skip'.",
     )  # fmt: skip
+
+    @field_validator("spin_cards", mode="before")
+    @classmethod
+    def _spin_cards(cls, v: Any) -> Any:
+        if isinstance(v, (list, tuple)):  # YAML lists are welcome too
+            v = ",".join(map(str, v))
+        return v.replace(" ", "").lower() if isinstance(v, str) else v
+
+    def spin_ranks(self) -> set[str]:
+        """H13: the ranks in spin_cards ('7', 'skip')."""
+        return set(self.spin_cards.split(","))
 
 
 class TeamsConfig(BaseModel):
@@ -315,9 +326,9 @@ class RulesConfig(BaseModel):
             problems.append("house.jump_in_own=false needs house.jump_in")
         if h.jump_in == "off" and h.jump_in_claim_s != 5.0:
             problems.append("house.jump_in_claim_s needs house.jump_in")
-        if h.spin_cards != ["7"] and not h.spin:
+        if h.spin_cards != "7" and not h.spin:
             problems.append("house.spin_cards needs house.spin")
-        if h.spin and "7" in h.spin_cards and h.seven_o and h.seven_o_seven:
+        if h.spin and "7" in h.spin_ranks() and h.seven_o and h.seven_o_seven:
             problems.append("house.spin_cards has 7 while house.seven_o_seven swaps hands on a 7: a 7 cannot do both")
         if h.attack_mode and h.draw_until_playable != "off":
             problems.append("house.attack_mode and house.draw_until_playable both replace the turn's draw: choose one")

@@ -45,7 +45,7 @@ def house_rules(draw):
     if draw(st.booleans()):  # H13: spin cards (a 7 cannot both swap and spin)
         ranks = ["0", "3", "9", "skip", "reverse"] + ([] if house["seven_o"] and house["seven_o_seven"] else ["7"])
         house["spin"] = True
-        house["spin_cards"] = draw(st.lists(st.sampled_from(ranks), min_size=1, max_size=3, unique=True))
+        house["spin_cards"] = ",".join(draw(st.lists(st.sampled_from(ranks), min_size=1, max_size=3, unique=True)))
     players = draw(st.integers(2, 8))
     fmt = draw(st.sampled_from(["standard", "negative", "loss-points", "chips", "continuous", "elimination"]))
     if players < 3 and fmt in ("continuous", "elimination"):

@@ -88,16 +88,16 @@ def test_lay_down_every_card_but_two_at_once_without_their_effects():
 
 @pytest.mark.rule("H13")
 def test_which_cards_spin_is_configurable_and_clashes_are_refused():
-    t = Scenario(starter="blue-5", house={"spin": True, "spin_cards": ["skip"]})
+    t = Scenario(starter="blue-5", house={"spin": True, "spin_cards": "skip"})
     t.play("blue-7")
     assert "spin_needed" not in t.kinds() and t.turn == 2
     t.play("blue-skip")  # seat 3 is skipped: seat 0, whose turn comes next, spins
     assert t.one("turn_skipped").seat == 3 and t.one("spin_needed").seat == 0
     with pytest.raises(ConfigError, match="house.spin_cards needs house.spin"):
-        load_rules(overrides={"house": {"spin_cards": ["skip"]}})
+        load_rules(overrides={"house": {"spin_cards": "skip"}})
     with pytest.raises(ConfigError, match="a 7 cannot do both"):
         load_rules(overrides={"house": {"spin": True, "seven_o": True}})
-    assert load_rules(overrides={"house": {"spin": True, "seven_o": True, "spin_cards": ["5"]}}).house.spin
+    assert load_rules(overrides={"house": {"spin": True, "seven_o": True, "spin_cards": "5"}}).house.spin
 
 
 @pytest.mark.rule("H13", "U2")
@@ -135,7 +135,8 @@ def test_the_wheel_is_outside_the_referee_and_the_host_corrects_its_outcome():
 
 @pytest.mark.rule("H13")
 def test_simulated_tables_spin_and_keep_every_invariant():
-    rules = load_rules("party", overrides={"house": {"spin": True, "seven_o_seven": False, "spin_cards": ["7", "skip", "3"]}})
+    rules = load_rules("party", overrides={"house": {"spin": True, "seven_o_seven": False, "spin_cards": ["7", "skip", "3"]}})  # a YAML list works too
+    assert rules.house.spin_cards == "7,skip,3"
     spins = 0
     for seed in range(6):
         sim = CheckedSimulator(rules, seed=seed, options=SimOptions(forget_uno=0.3, challenge_rate=0.5))

@@ -240,7 +240,7 @@ class Rules:
         self.spin = h.spin
         # H13: the ranks that carry the spin (0-9, Skip, Reverse); empty when the rule is off
         self.spin_ranks = frozenset(
-            _SPIN_RANKS[c] if c in _SPIN_RANKS else int(c) for c in h.spin_cards
+            _SPIN_RANKS[c] if c in _SPIN_RANKS else int(c) for c in h.spin_ranks()
         ) if h.spin else frozenset()  # fmt: skip
         # Number cards that do something beyond changing the colour (checked once per play).
         self.number_hooks = self.zero or self.red0 or self.silent2 or self.slap9
