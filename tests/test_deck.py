@@ -253,7 +253,7 @@ def test_a_back_among_the_faces_is_named(data, recognizer, tmp_path):
 
 @pytest.mark.parametrize("spoil, words", [
     (lambda img: cv2.GaussianBlur(img, (0, 0), 5), "is blurred"),
-    (lambda img: (img * 0.12).astype(np.uint8), "too dark"),
+    (lambda img: (img * 0.12).astype(np.uint8), "is too dark"),
 ])
 def test_a_blurred_or_dark_capture_is_named(data, recognizer, tmp_path, spoil, words):
     from vision.decks.learn import DeckLearnError, learn

@@ -96,7 +96,7 @@ class LearnReport:
             out.append(f"one card too many: the card in {c.where(self.photos)} reads as {c.read_as}{also}: "
                        f"is {c.read_as} laid twice? Lay one card of each face")
         if self.missing and not allow_missing:
-            out.append(f"{len(self.missing)} of 54 faces not found: {', '.join(self.missing)} "
+            out.append(f"{len(self.missing)} of 54 faces not found: {_some(self.missing)} "
                        "(lay them out and take another photo, or pass --allow-missing)")
         return out
 
@@ -104,7 +104,7 @@ class LearnReport:
         n = len(self.cards) + len(self.backs) + len(self.leftovers)
         out = [f"found {n} cards in {len(self.photos)} photo(s): {self.faces} of 54 faces named"]
         if self.missing:
-            out.append(f"missing: {', '.join(self.missing)}")
+            out.append(f"missing: {_some(self.missing)}")
         if self.cards:
             out.append(f"the classifier alone read {self.classifier_right} of {len(self.cards)} as named; "
                        "the others were named by the assignment")
@@ -371,6 +371,7 @@ def learn(
     root = store.decks_root()
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
+    tmp.chmod(0o755)  # a deck folder like any other (mkdtemp makes it private)
     try:
         (tmp / "images").mkdir()
         (tmp / "crops").mkdir()
@@ -397,6 +398,10 @@ def learn(
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return report
+
+
+def _some(names: list[str], most: int = 12) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _photo_file(i: int, label: str) -> str:

@@ -6,6 +6,9 @@
         the host's corrections from the truth (counted) -> `deck fit` (timed) -> top-1 on
         new photos of the same deck (other layouts, angles, focus, distance; never enrolled),
         generic vs fitted, and on the shared real photo sets.
+    python -m vision.decks.proof set real-cards-mit --json
+        a shared set with several photos of some faces: the first photo of each face
+        enrolled (re-photographed in two layouts), every other photo tested (never enrolled).
     python -m vision.decks.proof mit2 --json
         real-cards-2010s-mit2 (52 photos, one per coloured face, warm light; no wilds):
         A. two folds by face: enrol the photos of half the faces of each colour, test on the
@@ -171,7 +174,7 @@ def run_render(look: DeckLook, photos: int, test_sets: int, fit_settings=None, s
                progress: bool = False) -> dict:
     from vision.decks.fit import fit
 
-    name = f"proof-{str(look).replace('+', '_').replace('@', '_')}-s{look.seed}"
+    name = f"proof-{str(look).replace('+', '_').replace('@', '_').replace('~', 'h')}-s{look.seed}"
     out = Path(store.decks_root()).parent / "deck-proof" / name
     cards = deck_cards(look, 400)
     enrol = layout_photos(cards, photos=photos, seed=100 + look.seed, cast=look.cast)
@@ -264,8 +267,14 @@ def _enrol_from(name: str, cards, out: Path, seed: int, fit_settings, progress: 
     return res
 
 
-def _photo_top1(deck: str | None, photos) -> tuple[int, list]:
-    det = _detector(deck)
+def _photo_top1(deck: str | None, photos, classifier: Path | None = None) -> tuple[int, list]:
+    if classifier is not None:
+        from vision.config import OnnxDetectorConfig
+        from vision.detectors import make_detector
+
+        det = make_detector(OnnxDetectorConfig(classifier_path=classifier, min_confidence=0.0))
+    else:
+        det = _detector(deck)
     right, wrong = 0, []
     for path, card in photos:
         dets = det.detect(cv2.imread(str(path)))
@@ -274,6 +283,63 @@ def _photo_top1(deck: str | None, photos) -> tuple[int, list]:
         if best != card:
             wrong.append([card, best])
     return right, wrong
+
+
+def colour_only(name: str) -> Path:
+    """Deck NAME's colour map in front of the generic classifier, without its head."""
+    from vision.decks import onnxgraph
+
+    profile = store.read_json(store.deck_dir(name) / store.PROFILE_FILE)
+    generic = store.generic_classifier_path()
+    layer = onnxgraph.last_linear(onnxgraph.load(generic))
+    k, d = layer.weight.shape
+    out = store.deck_dir(name) / "colour_only.onnx"
+    onnxgraph.deck_model(generic, out, np.zeros((2 * k, d), np.float32), np.zeros(2 * k, np.float32), 2, 1.0,
+                         np.float32(profile["colours"]["map_rgb"]), {"deck": name + " (colours only)"})
+    return out
+
+
+def _set_cards(set_name: str, files: list[str] | None = None):
+    """(file, card, straightened card image with alpha) of a shared set's photos."""
+    from vision.decks.learn import straighten
+    from vision.recognizer import CardRecognizer
+
+    folder = shared_dir() / set_name
+    rec = CardRecognizer.default()
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
+    out = []
+    for r in rows:
+        if files is not None and r["file"] not in files:
+            continue
+        img = cv2.imread(str(folder / r["file"]))
+        found = rec.detect(img)
+        if not found:
+            continue
+        q = max(found, key=lambda t: t[1])[0]
+        card = straighten(img, q, 400, int(round(400 * 56 / 87)))
+        out.append((folder / r["file"], r["card"], np.dstack([card, np.full(card.shape[:2], 255, np.uint8)])))
+    return folder, out
+
+
+def run_set(set_name: str, fit_settings=None, progress: bool = False) -> dict:
+    """A shared set with several photos of some faces: the first photo of each face enrolled
+    (re-photographed in two layout photos), every other photo tested (never enrolled)."""
+    folder = shared_dir() / set_name
+    rows = list(csv.DictReader((folder / "labels.csv").open()))
+    first: dict[str, str] = {}
+    for r in rows:
+        first.setdefault(r["card"], r["file"])
+    _, cards = _set_cards(set_name, list(first.values()))
+    held = [(folder / r["file"], r["card"]) for r in rows if first[r["card"]] != r["file"]]
+    name = f"proof-{set_name}"
+    res = {"set": set_name, "photos": len(rows), "enrolled_photos": len(cards), "held_out_photos": len(held)}
+    res |= _enrol_from(name, cards, Path(store.decks_root()).parent / "deck-proof" / set_name, 320,
+                       fit_settings, progress)
+    g, g_wrong = _photo_top1(None, held)
+    d, d_wrong = _photo_top1(name, held)
+    res |= {"held_out": {"generic": g, "deck": d, "generic_wrong": g_wrong, "deck_wrong": d_wrong}}
+    res["all_photos"] = {"generic": shared_sets(None, (set_name,))[set_name], "deck": shared_sets(name, (set_name,))[set_name]}
+    return res
 
 
 def run_mit2(fit_settings=None, progress: bool = False) -> dict:
@@ -292,7 +358,9 @@ def run_mit2(fit_settings=None, progress: bool = False) -> dict:
         res = _enrol_from(name, enrol, out / f"fold{fold + 1}", 300 + fold, fit_settings, progress)
         right, wrong = _photo_top1(name, test)
         g, _ = _photo_top1(None, test)
-        res |= {"test_photos": len(test), "generic_right": g, "deck_right": right, "deck_wrong": wrong}
+        c, c_wrong = _photo_top1(None, test, classifier=colour_only(name))
+        res |= {"test_photos": len(test), "generic_right": g, "deck_right": right, "deck_wrong": wrong,
+                "colours_only_right": c, "colours_only_wrong": c_wrong}
         total += right
         result["folds"].append(res)
     result["folds_deck_right"] = f"{total}/{len(photos)}"
@@ -317,7 +385,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--test-sets", type=int, default=4, help="new layouts of the 54 faces to test on")
     r.add_argument("--no-shared", action="store_true", help="skip the shared real photo sets")
     m = sub.add_parser("mit2", help="real-cards-2010s-mit2: two folds by face, and all re-photographed")
-    for p in (r, m):
+    t = sub.add_parser("set", help="a shared set with several photos of some faces: enrol one, test the others")
+    t.add_argument("set_name", metavar="SET", help="real-cards-mit or real-cards-classic-apache")
+    for p in (r, m, t):
         p.add_argument("--fast", action="store_true", help="a quick fit (tests)")
         p.add_argument("--per-card", type=int, help="training augmentations per card (default: deck fit's)")
         p.add_argument("--scenes", type=int, help="detector scenes per card (default: deck fit's)")
@@ -334,6 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "render":
         result = run_render(DeckLook.parse(args.look, seed=args.seed), args.photos, args.test_sets, settings,
                             shared=not args.no_shared, progress=args.progress)
+    elif args.what == "set":
+        result = run_set(args.set_name, settings, progress=args.progress)
     else:
         result = run_mit2(settings, progress=args.progress)
     print(json.dumps(result) if args.json else json.dumps(result, indent=1))
@@ -344,4 +416,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["run_mit2", "run_render"]
+__all__ = ["colour_only", "run_mit2", "run_render", "run_set"]
