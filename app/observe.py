@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from table.cards import FACE_OF
 from table.events import CardsDrawn, Event, TurnStarted
 from table.referee import (
     CHALLENGE,
@@ -119,12 +120,13 @@ class ObservationMapper:
 
 
 def _candidates(cards: list[dict[str, Any]]) -> dict[str, Any]:
-    """{"candidates": per card its likeliest faces} when vision gave them (a card without
-    them counts as its one face at its confidence)."""
+    """{"candidates": per card its likeliest faces} when vision gave them. Only faces count
+    (the classifier's card back is no answer to offer the host); a card left without any
+    counts as its one face at its confidence."""
     if not any(c.get("candidates") for c in cards):
         return {}
-    return {"candidates": [
-        [[str(f), float(p)] for f, p in c["candidates"][:3]] if c.get("candidates")
-        else [[c["card"], float(c.get("confidence", 1.0))]]
-        for c in cards
-    ]}  # fmt: skip
+    out = []
+    for c in cards:
+        faces = [[str(f), float(p)] for f, p in c.get("candidates") or () if f in FACE_OF][:3]
+        out.append(faces or [[c["card"], float(c.get("confidence", 1.0))]])
+    return {"candidates": out}

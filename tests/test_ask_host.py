@@ -87,6 +87,16 @@ def test_the_observer_hands_the_candidates_to_the_input():
     assert mapped["candidates"] == [[["red-7", 0.6], ["red-1", 0.3]]]
 
 
+def test_a_card_back_among_the_guesses_is_no_answer_and_breaks_nothing():
+    """The classifier knows the card back too; a play whose runner-up was 'back' is still a
+    valid input (seen in a rendered game through the shipped model)."""
+    obs = seen(("red-7", [["red-7", 0.89], ["back", 0.05], ["red-1", 0.03]]),
+               ("red-2", [["back", 0.6]]))["observation"]
+    mapped, _ = ObservationMapper().to_input(obs, dealt())
+    assert mapped["candidates"] == [[["red-7", 0.89], ["red-1", 0.03]], [["red-2", 0.6]]]
+    parse_input(mapped)  # valid
+
+
 # ----------------------------------------------------------------------------- the hub asks
 
 

@@ -9,7 +9,7 @@
   let dlg = null;
   let player = null;
 
-  function words(card) { return UNO.cardInfo(card).label; }
+  function words(card) { return card === "back" ? "card back" : UNO.cardInfo(card).label; }
 
   async function getClip(entry) {
     const resp = await fetch(`/api/replay/${entry}`, { headers: { Accept: "application/json" }, credentials: "same-origin" });
