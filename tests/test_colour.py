@@ -125,3 +125,13 @@ def test_a_lime_green_card_under_a_cast_is_not_read_as_yellow(rec, card, light):
     assert dets, "no card found"
     best = max(dets, key=lambda d: d.detector_confidence or 0)
     assert best.card.startswith("green-"), best.card
+
+
+def test_the_fast_percentile_is_numpys():
+    from vision.crops import _percentile
+
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 7, 100, 6144):
+        v = rng.normal(0, 1, n).astype(np.float32)
+        for q in (0, 50, 84, 100):
+            assert abs(_percentile(v, q) - float(np.percentile(v, q))) < 1e-5
