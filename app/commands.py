@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--detector", choices=("onnx", "sim-truth"), default="onnx",
                    help="onnx: the shipped model reads the frames (default); sim-truth: a stand-in that reads the renderer's truth")
     p.add_argument("--fps", type=float, default=10.0, help="simulated camera frame rate")
+    p.add_argument("--faces", default="render", metavar="render|real|DIR",
+                   help="card faces on the simulated table: rendered (default), real photos "
+                        "(shared/data/real-cards-mit) or a folder of single-card photos with labels.csv")
     p.add_argument("--size", default="1280x720", help="simulated camera frame size, WxH")
     p.add_argument("--host", default="127.0.0.1", help="dashboard address")
     p.add_argument("--port", type=int, default=8000, help="dashboard port")
@@ -360,7 +363,7 @@ def cmd_demo(args) -> int:
     if args.headless:
         hub = _demo_hub(args)
         camera = SimulatedCamera(vision_cfg, seed=args.seed, width=width, height=height, fps=args.fps,
-                                 pipeline=pipeline)
+                                 pipeline=pipeline, faces=args.faces)
         report = DemoDriver(hub, camera, seed=args.seed).play(args.rounds or 3)
         out = report.to_json()
         out["ms_per_frame"] = round(sum(camera.ms) / len(camera.ms), 1) if camera.ms else None
@@ -390,7 +393,7 @@ def cmd_demo(args) -> int:
     hub = _demo_hub(args, store)
     board = FrameBoard()
     camera = SimulatedCamera(vision_cfg, seed=args.seed, width=width, height=height, fps=args.fps,
-                             board=board, realtime=True, pipeline=pipeline)  # fmt: skip
+                             board=board, realtime=True, pipeline=pipeline, faces=args.faces)  # fmt: skip
 
     def play(stop: threading.Event) -> None:
         from table.referee import MATCH_OVER

@@ -191,14 +191,6 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     rng = np.random.default_rng(args.seed)
     textures = [make_table(rng, 256, 256) for _ in range(args.textures)]
-    bank_seed = args.seed + 1 if args.bank_seed is None else args.bank_seed
-    bank = render_bank(bank_seed, args.bank, wide=args.wide_colours)
-    covers = [art for _, art in bank[:: max(1, len(bank) // 300)]]
-    val_bank = render_bank(args.seed + 2, args.val_per_class, progress=False,
-                           wide=args.wide_colours)
-    vrng = np.random.default_rng(args.seed + 3)
-    val_x = to_input([synth_crop(vrng, art, textures) for _, art in val_bank], norm)
-    val_y = np.array([ci for ci, _ in val_bank])
     # real cards: trained on (cut out, then augmented like renders) and reported (whole path
     # of the held-out sets is measured by models.evaluate; here the classifier alone)
     real_cards = [(CLASSES.index(rc.card), rc, img) for rc, img in load_cutouts(real_train)]
@@ -212,6 +204,14 @@ def main(argv: list[str] | None = None) -> int:
                   for _, img in cuts]
             val_sets[name] = (to_input(xs, norm), np.array([CLASSES.index(rc.card) for rc, _ in cuts]),
                               [rc.file for rc, _ in cuts])
+    bank_seed = args.seed + 1 if args.bank_seed is None else args.bank_seed
+    bank = render_bank(bank_seed, args.bank, wide=args.wide_colours)
+    covers = [art for _, art in bank[:: max(1, len(bank) // 300)]]
+    val_bank = render_bank(args.seed + 2, args.val_per_class, progress=False,
+                           wide=args.wide_colours)
+    vrng = np.random.default_rng(args.seed + 3)
+    val_x = to_input([synth_crop(vrng, art, textures) for _, art in val_bank], norm)
+    val_y = np.array([ci for ci, _ in val_bank])
     (args.out / "train_args.json").write_text(json.dumps(
         {**{k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
          "colour": "white-ref-v1" if norm else None,

@@ -1,6 +1,8 @@
 """Colour that survives real light: each crop normalised by its own white (vision.crops),
 the same at train and run time, and green told from yellow under a cast."""
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -88,11 +90,26 @@ def test_the_recognizer_follows_the_classifiers_metadata():
     assert rec.normalize_colour == (meta.get("colour") == COLOUR_WHITE_REF)
 
 
-@pytest.fixture(scope="module")
-def rec():
-    from vision.recognizer import CardRecognizer
+CANDIDATE = Path(__file__).resolve().parent.parent / "models/candidates/card_classifier_issue13.onnx"
 
-    return CardRecognizer.default()
+
+@pytest.fixture(scope="module", params=["shipped", "candidate"])
+def rec(request):
+    from vision.recognizer import DETECTOR_FILE, PACKAGE_MODELS, CardRecognizer
+
+    if request.param == "shipped":
+        return CardRecognizer.default()
+    if not CANDIDATE.is_file():
+        pytest.skip("no candidate classifier")
+    return CardRecognizer(PACKAGE_MODELS / DETECTOR_FILE, CANDIDATE)
+
+
+def test_the_candidate_normalises_its_crops():
+    from vision.recognizer import DETECTOR_FILE, PACKAGE_MODELS, CardRecognizer
+
+    if not CANDIDATE.is_file():
+        pytest.skip("no candidate classifier")
+    assert CardRecognizer(PACKAGE_MODELS / DETECTOR_FILE, CANDIDATE).normalize_colour
 
 
 def _lime_render(card: str, hue: float = 42.0, sat: float = 1.1, val: float = 0.85) -> np.ndarray:
@@ -125,3 +142,13 @@ def test_a_lime_green_card_under_a_cast_is_not_read_as_yellow(rec, card, light):
     assert dets, "no card found"
     best = max(dets, key=lambda d: d.detector_confidence or 0)
     assert best.card.startswith("green-"), best.card
+
+
+def test_the_fast_percentile_is_numpys():
+    from vision.crops import _percentile
+
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 7, 100, 6144):
+        v = rng.normal(0, 1, n).astype(np.float32)
+        for q in (0, 50, 84, 100):
+            assert abs(_percentile(v, q) - float(np.percentile(v, q))) < 1e-5

@@ -78,6 +78,17 @@ _MAX_CAST = 2.0  # most a channel is raised or lowered against the others
 _MAX_EXPOSURE = 3.0  # most a dim crop is brightened (a black frame stays dark)
 
 
+def _percentile(v: np.ndarray, q: float) -> float:
+    """np.percentile(v, q) (linear interpolation) by a partial sort: the same value, faster."""
+    n = v.size
+    pos = (n - 1) * q / 100.0
+    k = int(pos)
+    if k + 1 >= n:
+        return float(np.partition(v, k)[k])
+    p = np.partition(v, (k, k + 1))
+    return float(p[k] + (pos - k) * (p[k + 1] - p[k]))
+
+
 def white_reference(crop: np.ndarray) -> np.ndarray:
     """The colour (BGR float) of a crop's white: the mean of its bright, near-neutral pixels.
 
@@ -87,10 +98,10 @@ def white_reference(crop: np.ndarray) -> np.ndarray:
     yellow, are more saturated than the white under the same light, so they fall out."""
     f = crop.reshape(-1, 3).astype(np.float32)
     lum = f.mean(axis=1)
-    bright = f[lum >= np.percentile(lum, 84)]
+    bright = f[lum >= _percentile(lum, 84)]
     mx, mn = bright.max(axis=1), bright.min(axis=1)
     chroma = (mx - mn) / (mx + 1.0)
-    neutral = bright[chroma <= np.percentile(chroma, 50)]
+    neutral = bright[chroma <= _percentile(chroma, 50)]
     return neutral.mean(axis=0) if len(neutral) else bright.mean(axis=0)
 
 

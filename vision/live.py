@@ -130,10 +130,16 @@ class SimulatedCamera:
         board: FrameBoard | None = None,
         realtime: bool = False,
         pipeline: VisionPipeline | None = None,
+        faces: str = "render",
     ):
         from vision.sim import SimTable
 
-        self.table = SimTable(seed=seed, width=width, height=height, fps=fps, mat=True)
+        photos = None
+        if faces != "render":  # real card photos (vision.real_faces): "real" or a folder
+            from vision.real_faces import load_faces
+
+            photos = load_faces(None if faces == "real" else faces)
+        self.table = SimTable(seed=seed, width=width, height=height, fps=fps, mat=True, faces=photos)
         self.table.idle(0.5)
         self.pipeline = pipeline or VisionPipeline(config)
         self.board = board
