@@ -6,14 +6,15 @@
 2. Augmentations: every enrolled card cut many times as a table camera will see it
    (`vision.decks.augment`), some kept back to measure the fit; small table scenes of the
    enrolled cards (piles, neighbours) boxed by the table's own detector, so its real box
-   errors are learnt too; a few rendered card backs (and renders of any face not
-   enrolled) so that those classes keep their place.
+   errors are learnt too.
 3. The deck's head: the generic classifier's penultimate features (behind the colour map)
    for every crop; a linear discriminant on them (one mean per face and turn of the card:
    a card upside down is another picture of the same face; a shared covariance shrunk
    toward a sphere; closed form, seconds on these cores), its two turns joined by a
    log-sum-exp, added to the generic last layer with a weight and a temperature picked on
-   a fifth of the training crops.
+   a fifth of the training crops. A class not enrolled (the back; a face missing from the
+   deck) gets the best enrolled class's head score: the head never speaks against it, the
+   generic layer decides it.
 4. `deck_classifier.onnx`: the generic classifier with the colour map in front and the new
    last layer (same input, output and cost); `profile.json`: the generic classifier's
    sha256, the colours, the settings and the figures (top-1 on the held-back augmentations,
@@ -37,7 +38,6 @@ from vision.crops import CLASSES
 from vision.decks import augment, colour, onnxgraph, store
 from vision.decks.learn import classifier_input, session, softmax, straighten
 from vision.decks.store import DeckError
-from vision.render import BACK
 
 
 @dataclass
@@ -45,8 +45,6 @@ class FitSettings:
     per_card: int = 100  # training augmentations per enrolled card (half of them turned)
     held_back: int = 20  # augmentations per card kept back to measure the fit
     scenes: int = 6  # small table scenes per card, boxed by the table's own detector
-    backs: int = 80  # rendered card backs (the back keeps its place)
-    per_missing: int = 40  # renders of each face not enrolled (with --allow-missing)
     shrink: float = 0.2  # covariance shrinkage of the discriminant
     colour: bool = True  # learn this light's colours
     seed: int = 0
@@ -55,7 +53,7 @@ class FitSettings:
     @classmethod
     def fast(cls) -> FitSettings:
         """For tests: a few augmentations, a quick fit (lower accuracy)."""
-        return cls(per_card=10, held_back=4, scenes=1, backs=10, per_missing=4)
+        return cls(per_card=10, held_back=4, scenes=1)
 
 
 class _Progress:
@@ -138,11 +136,14 @@ def lda_head(feats: np.ndarray, labels: np.ndarray, classes: int, shrink: float)
     return w.astype(np.float32), b
 
 
-def lse_turns(z: np.ndarray, turns: int = 2) -> np.ndarray:
-    """(N, classes * turns) head logits -> (N, classes): log-sum-exp over each class's turns."""
+def head_scores(z: np.ndarray, enrolled: np.ndarray, turns: int = 2) -> np.ndarray:
+    """(N, classes * turns) head logits -> (N, classes): log-sum-exp over each class's
+    turns; a class not enrolled gets the best enrolled class's score (as deck_model does)."""
     z = z.reshape(len(z), -1, turns)
     m = z.max(axis=2, keepdims=True)
-    return (m + np.log(np.exp(z - m).sum(axis=2, keepdims=True)))[..., 0]
+    h = (m + np.log(np.exp(z - m).sum(axis=2, keepdims=True)))[..., 0]
+    best = np.where(enrolled[None, :] > 0, h, -np.inf).max(axis=1, keepdims=True)
+    return np.where(enrolled[None, :] > 0, h, best)
 
 
 def _nll(z: np.ndarray, y: np.ndarray) -> float:
@@ -164,25 +165,6 @@ def blend(zg: np.ndarray, zl: np.ndarray, y: np.ndarray) -> tuple[float, float]:
         if best is None or key < best[0]:
             best = (key, alpha, t)
     return best[1], best[2]
-
-
-def _renders(card: str, count: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """Crops of rendered printings (any of the three looks) of a card, augmented; every
-    second one turned."""
-    from vision.render import render_card
-
-    out = []
-    for i in range(count):
-        art = render_card(card, height=augment.SOURCE_H, rng=rng)
-        h, w = art.shape[:2]
-        canvas = np.full((int(h * 1.5), int(w * 1.5), 3), rng.integers(40, 160, 3), np.uint8)
-        y0, x0 = (canvas.shape[0] - h) // 2, (canvas.shape[1] - w) // 2
-        a = art[..., 3:4].astype(np.float32) / 255.0
-        roi = canvas[y0:y0 + h, x0:x0 + w]
-        roi[:] = (roi * (1 - a) + art[..., :3] * a).astype(np.uint8)
-        quad = np.float32([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]])
-        out.append(augment.augment(canvas, quad, rng, turned=bool(i % 2)))
-    return out
 
 
 def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool | None = None,
@@ -213,8 +195,7 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         from vision.recognizer import CardRecognizer
 
         recognizer = CardRecognizer.default(threads=s.threads)
-    rng = np.random.default_rng(s.seed)
-    n_aug = len(cards) * (s.per_card + s.held_back) + s.backs + len(missing) * s.per_missing
+    n_aug = len(cards) * (s.per_card + s.held_back)
     n_scene = len(cards) * s.scenes
     bar = _Progress(total=n_aug + n_scene + n_aug + 2 * n_scene + 1, enabled=progress, callback=callback)
     turns = 2  # the deck's head has one row per face and turn of the card (two looks of one face)
@@ -249,12 +230,9 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
             train += crops
             train_y += [turns * y + int(t) for y, t in zip(ys, turned, strict=True)]
         n_deck = len(train)
-        bar.stage("renders")
-        for card, count in [(BACK, s.backs)] + [(f, s.per_missing) for f in missing]:
-            train += _renders(card, count, rng)
-            train_y += [turns * CLASSES.index(card) + i % 2 for i in range(count)]
-            bar.update(count)
         train_y_arr, held_y_arr = np.array(train_y), np.array(held_y)
+        enrolled = np.zeros(len(CLASSES), np.float32)
+        enrolled[labels] = 1.0
         # 3. features, the deck's head and its blend with the generic layer
         bar.stage("features")
         feat_bytes, layer = onnxgraph.feature_model(generic, matrix)
@@ -269,7 +247,7 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         k = len(CLASSES)
         val = np.arange(len(train_y_arr)) % 5 == 4  # a fifth of the training crops picks the blend
         w_l, b_l = lda_head(f_train[~val], train_y_arr[~val], k * turns, s.shrink)
-        zl_val = lse_turns(f_train[val] @ w_l.T + b_l, turns)
+        zl_val = head_scores(f_train[val] @ w_l.T + b_l, enrolled, turns)
         real = zl_val[zl_val > ABSENT / 2]
         scale = float(real.std()) if real.size else 1.0
         zg_val = f_train[val] @ layer.weight.T + layer.bias
@@ -281,7 +259,7 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         bar.close()
 
     def logits(f):
-        return (f @ layer.weight.T + layer.bias + lse_turns(f @ head_w.T + head_b, turns)) / temp
+        return (f @ layer.weight.T + layer.bias + head_scores(f @ head_w.T + head_b, enrolled, turns)) / temp
 
     def top1(z, y):
         return round(float((np.asarray(z).argmax(axis=1) == y).mean()), 4) if len(y) else None
@@ -304,7 +282,7 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
     }
     out = folder / store.MODEL_FILE
     meta = {"deck": name, "deck_generic_sha256": generic_sha}
-    onnxgraph.deck_model(generic, out, head_w, head_b, turns, temp, matrix if s.colour else None, meta)
+    onnxgraph.deck_model(generic, out, head_w, head_b, turns, temp, matrix if s.colour else None, meta, enrolled)
     # the written model must read the held-back augmentations as the fit did
     if held:
         check = session(out, s.threads)
@@ -343,4 +321,4 @@ def _model_version(path: Path) -> str:
         return "unknown"
 
 
-__all__ = ["FitSettings", "blend", "fit", "lda_head", "lse_turns"]
+__all__ = ["FitSettings", "blend", "fit", "head_scores", "lda_head"]

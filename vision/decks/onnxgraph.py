@@ -129,11 +129,14 @@ def feature_model(path: Path, matrix: np.ndarray | None = None) -> tuple[bytes, 
 
 
 def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, subclasses: int,
-               temperature: float, matrix: np.ndarray | None, metadata: dict[str, str]) -> None:
-    """Write the adapted classifier: logits = (generic logits + LSE over each class's
-    `subclasses` rows of (head_w @ features + head_b)) / temperature, with the colour map in
-    front. The generic layer stays as it is; the deck's head is a second linear layer on the
-    same features (one row per class and turn of the card)."""
+               temperature: float, matrix: np.ndarray | None, metadata: dict[str, str],
+               enrolled: np.ndarray | None = None) -> None:
+    """Write the adapted classifier: logits = (generic logits + head) / temperature, with the
+    colour map in front. head = LSE over each class's `subclasses` rows of (head_w @ features
+    + head_b): a second linear layer on the generic one's features (one row per class and
+    turn of the card). A class not enrolled (`enrolled` 0: the back, a lost card) gets the
+    best enrolled class's head score, so the head never speaks against it: the generic
+    layer decides it. The generic layer stays as it is."""
     onnx, helper, numpy_helper = _onnx()
     model = load(path)
     layer = last_linear(model)
@@ -161,12 +164,26 @@ def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, su
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=17)
     lse_inputs = ["deck_head_3d"] + (["deck_head_axes"] if opset >= 18 else [])
     lse_attrs = {"keepdims": 0} | ({} if opset >= 18 else {"axes": [2]})
+    m = np.ones(k, np.float32) if enrolled is None else np.asarray(enrolled, np.float32).reshape(k)
+    g.initializer.extend([
+        numpy_helper.from_array(m, "deck_enrolled"),
+        numpy_helper.from_array((1.0 - m).astype(np.float32), "deck_not_enrolled"),
+        numpy_helper.from_array(((m - 1.0) * 1e6).astype(np.float32), "deck_enrolled_only"),
+        numpy_helper.from_array(np.array([1], np.int64), "deck_class_axis"),
+    ])
+    max_inputs = ["deck_head_masked"] + (["deck_class_axis"] if opset >= 18 else [])
+    max_attrs = {"keepdims": 1} | ({} if opset >= 18 else {"axes": [1]})
     g.node.extend([
         helper.make_node("Flatten", [layer.features], [flat], axis=1, name="deck_flat"),
         helper.make_node("Gemm", [flat, "deck_head_w", "deck_head_b"], ["deck_head"], transB=1, name="deck_head"),
         helper.make_node("Reshape", ["deck_head", "deck_head_shape"], ["deck_head_3d"], name="deck_head_turns"),
         helper.make_node("ReduceLogSumExp", lse_inputs, ["deck_head_lse"], name="deck_head_lse", **lse_attrs),
-        helper.make_node("Add", [inner, "deck_head_lse"], ["deck_sum"], name="deck_blend"),
+        helper.make_node("Add", ["deck_head_lse", "deck_enrolled_only"], ["deck_head_masked"], name="deck_mask"),
+        helper.make_node("ReduceMax", max_inputs, ["deck_head_best"], name="deck_head_best", **max_attrs),
+        helper.make_node("Mul", ["deck_head_lse", "deck_enrolled"], ["deck_head_own"], name="deck_head_own"),
+        helper.make_node("Mul", ["deck_head_best", "deck_not_enrolled"], ["deck_head_lent"], name="deck_head_lent"),
+        helper.make_node("Add", ["deck_head_own", "deck_head_lent"], ["deck_head_final"], name="deck_head_final"),
+        helper.make_node("Add", [inner, "deck_head_final"], ["deck_sum"], name="deck_blend"),
         helper.make_node("Mul", ["deck_sum", "deck_inv_t"], [final], name="deck_temperature"),
     ])
     if matrix is not None:
