@@ -88,6 +88,11 @@ from table.rules import RulesConfig
 
 POLICIES = ("random", "greedy")
 _DECK = deck_faces()
+#: The faces playable on (current colour, top card's rank; -1: none to match), P2/P3/W1.
+_PLAYABLE: dict[tuple[int, int], frozenset[int]] = {
+    (c, rank): frozenset(f for f in range(WILD_DRAW4 + 1) if f >= WILD or FACE_COLOUR[f] == c or FACE_RANK[f] == rank)
+    for c in range(-1, 4) for rank in range(-1, 13)
+}  # fmt: skip
 _WATCHED = frozenset({CardsDrawn, DeckReshuffled, IllegalPlay, ChallengeResolved, HandsMoved, ScoreHeld})
 
 
@@ -264,10 +269,9 @@ class Simulator:
         if phase == PLAY and r.plain:  # the official game's turn, kept lean
             seat = st.turn
             hand = self.hands[seat]
-            # is_playable inlined: this line runs for every turn of every simulated game
-            colour = st.colour
-            top_rank = FACE_RANK[st.top] if st.top < WILD else -1
-            legal = [f for f in hand if f >= WILD or FACE_COLOUR[f] == colour or FACE_RANK[f] == top_rank]
+            # is_playable as a table lookup: this line runs for every turn of every simulated game
+            playable = _PLAYABLE[st.colour, FACE_RANK[st.top] if st.top < WILD else -1]
+            legal = [f for f in hand if f in playable]
             if legal and WILD_DRAW4 in legal and not wild_draw4_allowed(st, hand):
                 if not (opt.bluff_rate and rng.random() < opt.bluff_rate):
                     legal = [f for f in legal if f != WILD_DRAW4]
@@ -287,9 +291,8 @@ class Simulator:
             hand = self.hands[seat]
             if st.pending:
                 return self._answer_stack(seat, hand)
-            colour = st.colour
-            top_rank = FACE_RANK[st.top] if st.top < WILD and not st.lock else -1
-            legal = [f for f in hand if f >= WILD or FACE_COLOUR[f] == colour or FACE_RANK[f] == top_rank]
+            playable = _PLAYABLE[st.colour, FACE_RANK[st.top] if st.top < WILD and not st.lock else -1]
+            legal = [f for f in hand if f in playable]
             if legal and WILD_DRAW4 in legal and not wild_draw4_allowed(st, hand):
                 if not (opt.bluff_rate and rng.random() < opt.bluff_rate):
                     legal = [f for f in legal if f != WILD_DRAW4]

@@ -30,7 +30,7 @@ def action_card(s: State, seat: int, rank: int, faces: list[int] | None, out: bo
                 return end_round(s, seat, ev)
             ev.append(TurnSkipped(victim, rule))
             return begin_turn(s, next_seat(s, victim), ev)
-        if faces is not None and s.pending and s.pending[-1].card != StackCard.DRAW2:
+        if faces is not None and s.pending and s.pending[-1].card is not StackCard.DRAW2:
             pd = PendingDraw(4, "H2", seat, victim, StackCard.PAIR)  # seed 003: a pair covers a Draw Four
         else:
             pd = PendingDraw(2 * times, ("H1" if s.pending else "A3") if not two else "A4", seat, victim)
@@ -82,12 +82,12 @@ def resolve_pending(s: State, victim: int, ev: list[Event], reason: str = "") ->
     if len(pending) == 1:
         rule = pending[0].rule
     else:
-        rule = "H2" if any(p.card != StackCard.DRAW2 for p in pending) else "H1"
+        rule = "H2" if any(p.card is not StackCard.DRAW2 for p in pending) else "H1"
     why = reason or ("Draw Two" if rule in ("A3", "A4", "H1") else "Wild Draw Four" if rule == "W2" else "stacked draws")
     ev.append(PenaltyOrdered(victim, total, rule, why))
     draw_cards(s, victim, total, rule, ev)
     # H4: after a Draw Two stack is drawn, the next player follows its colour (no symbol match).
-    if s.rules.follow and s.top < WILD and any(p.card == StackCard.DRAW2 for p in pending):
+    if s.rules.follow and s.top < WILD and any(p.card is StackCard.DRAW2 for p in pending):
         s.lock = True
     s.pending = ()
 

@@ -64,9 +64,9 @@ def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
     """The meaning of a raw seat-button gesture in this state (see the module docstring):
     an Input to apply, or a one-line reason why the gesture means nothing now."""
     seat = g.seat
-    if g.gesture == "hold" and claims.hold_claims(state, seat, g.at):
-        return claims.ClaimJump(seat, g.at)  # H5: "that card is mine"
     if state.phase not in IN_ROUND:
+        if g.gesture == "hold" and state.rules.jump and claims.hold_claims(state, seat, g.at):
+            return claims.ClaimJump(seat, g.at)  # H5: the card that ended the round was mine
         return f"seat {seat} {g.gesture}: no round in progress"
     told_to_draw4 = state.phase == CHALLENGE and seat == state.challenger
     if g.gesture == "press":
@@ -80,6 +80,8 @@ def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
     if g.gesture == "double":
         return Catch(seat=seat, at=g.at)
     # hold
+    if state.rules.jump and claims.hold_claims(state, seat, g.at):
+        return claims.ClaimJump(seat, g.at)  # H5: "that card is mine"
     if told_to_draw4:
         return Challenge(seat=seat, challenge=False)
     if state.phase in (PLAY, DRAWN, SPIN) and seat == state.turn:
@@ -144,7 +146,7 @@ def check_input(state: State, inp: Input) -> None:
 def step(state: State, inp: Input) -> tuple[State, list[Event]]:
     """The pure transition. Raises InputError only for structurally bad inputs."""
     check_input(state, inp)
-    if isinstance(inp, (Undo, Amend)) or (state.claimable is not None and claims.claim_after(state, inp)):
+    if isinstance(inp, (Undo, Amend)):
         return _rebuild(state, inp)
     new = state.copy()
     events: list[Event] = []
@@ -158,8 +160,8 @@ def advance(state: State, inp: Input) -> list[Event]:
     """``step`` in place, for the simulator and replay (no copy; same result). Undo and Amend
     rebuild the state and copy the rebuilt facts into `state`."""
     handler = HANDLERS.get(type(inp))
-    if handler is None or (state.claimable is not None and claims.claim_after(state, inp)):
-        if isinstance(inp, (Undo, Amend, SeatGesture)):
+    if handler is None:
+        if isinstance(inp, (Undo, Amend)):
             check_input(state, inp)
             new, events = _rebuild(state, inp)
             for name in State.__slots__:
@@ -182,16 +184,11 @@ def apply(s: State, inp: Input, ev: list[Event]) -> None:
     handler(s, inp, ev)
 
 
-def _rebuild(state: State, inp: Input) -> tuple[State, list[Event]]:
-    """An input that changes the past (undo, amend, a jump-in claimed after the card, H5):
-    the state is the replay of the log with it."""
+def _rebuild(state: State, inp: Undo | Amend) -> tuple[State, list[Event]]:
+    """A host correction: the state is the replay of the log with it."""
     from table.replay import effective_inputs, last_live, replay  # replay folds this module
 
     inputs = state.inputs()
-    claim = claims.claim_after(state, inp)
-    if claim is not None:
-        new = replay(state.rules, inputs + [inp])
-        return new, [JumpClaimed(inp.seat, claim.seat, claim.entry, claim.cards)]
     if isinstance(inp, Undo) and inp.target is None and not effective_inputs(inputs):
         new = state.copy()
         new.seq += 1
@@ -206,7 +203,24 @@ def _gesture(s: State, inp: SeatGesture, ev: list[Event]) -> None:
     meaning = interpret_gesture(s, inp)
     if isinstance(meaning, str):
         return reject(s, inp, inp.seat, meaning, ev)
+    if type(meaning) is claims.ClaimJump and s.claimable is not None:
+        claimed = claims.claimed_play(s, inp.seat, inp.at)
+        if claimed is not None:
+            return _claim_past(s, inp, claimed, ev)
     HANDLERS[type(meaning)](s, meaning, ev)
+
+
+def _claim_past(s: State, inp: SeatGesture, claimed, ev: list[Event]) -> None:
+    """H5: a hold just after a twin went to the turn seat: the play was the holder's. The
+    state becomes the replay of the log with the hold (table.replay gives the claimed entry
+    to the holder); the log position and history move on as for any input."""
+    from table.replay import replay
+
+    new = replay(s.rules, s.inputs() + [inp])
+    for name in State.__slots__:
+        if name != "seq" and name != "history":
+            setattr(s, name, getattr(new, name))
+    ev.append(JumpClaimed(inp.seat, claimed.seat, claimed.entry, claimed.cards))
 
 
 def _reveal(s: State, inp: Reveal, ev: list[Event]) -> None:

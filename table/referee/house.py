@@ -88,19 +88,19 @@ def stack_reason(s: State, faces: list[int]) -> str | None:
         if f == WILD_DRAW4:
             return None if r.stack4 else f"stacking a Wild Draw Four is off: draw {total} (H2)"
         if rank == DRAW2:
-            if last.card == StackCard.DRAW4:
+            if last.card is StackCard.DRAW4:
                 return "a Draw Two may not go on a Wild Draw Four (H2)"
-            if last.card == StackCard.PAIR:
+            if last.card is StackCard.PAIR:
                 return "a single Draw Two may not cover a pair of Draw Twos (H2)"
             return None if r.stack2 else f"stacking Draw Twos is off: draw {total} (H1)"
-        if rank in (SKIP, REVERSE) and r.deflect and last.card == StackCard.DRAW2:
+        if rank in (SKIP, REVERSE) and r.deflect and last.card is StackCard.DRAW2:
             if FACE_COLOUR[f] == s.colour:
                 return None
             return f"only a {COLOURS[s.colour]} {COLOURED_RANKS[rank]} deflects this Draw Two (H3)"
     elif all(FACE_RANK[x] == DRAW2 for x in faces):
-        if k == 2 and r.pair_on4 and FACE_COLOUR[faces[0]] == FACE_COLOUR[faces[1]] and last.card != StackCard.DRAW2:
+        if k == 2 and r.pair_on4 and FACE_COLOUR[faces[0]] == FACE_COLOUR[faces[1]] and last.card is not StackCard.DRAW2:
             return None
-        if r.multi and r.stack2 and last.card == StackCard.DRAW2 and multi_play_ok(s, faces) is None:
+        if r.multi and r.stack2 and last.card is StackCard.DRAW2 and multi_play_ok(s, faces) is None:
             return None
     return f"{FACE_TEXT[f]} cannot answer a pending draw of {total}: add a draw card or draw {total}"
 

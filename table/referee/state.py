@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final, Literal
 
 from table.cards import REVERSE, SKIP, point_table
 from table.events import Event
@@ -21,21 +21,29 @@ from table.rules import HouseRules, RulesConfig
 DECK_SIZE = 108
 
 
-class Phase(StrEnum):
-    """What the referee waits for. A StrEnum: each phase is also its JSON string."""
+PhaseName = Literal[
+    "idle", "dealer-draw", "flip", "play", "drawn", "colour", "swap", "challenge", "reveal",
+    "spin", "round-over", "match-over",
+]  # fmt: skip
 
-    IDLE = "idle"  # no round yet (or between rounds: see ROUND_OVER)
-    DEALER_DRAW = "dealer-draw"  # S2: seats turn up a card each to choose the dealer
-    FLIP = "flip"  # S3/S4: waiting for the starter card
-    PLAY = "play"  # the turn seat plays, draws or passes
-    DRAWN = "drawn"  # the turn seat drew (P6): may play the drawn card or pass
-    COLOUR = "colour"  # a Wild was played: its player names the colour
-    SWAP = "swap"  # H8: a 7 was played: its player names the seat to swap hands with
-    CHALLENGE = "challenge"  # W3: the seat told to draw 4 challenges or accepts
-    REVEAL = "reveal"  # W3: the challenged seat lays its hand face up
-    SPIN = "spin"  # H13: the turn seat spins the wheel, then does what it says
-    ROUND_OVER = "round-over"  # a seat went out; remaining hands are revealed for scoring
-    MATCH_OVER = "match-over"
+
+class Phase:
+    """What the referee waits for (``State.phase``, a PhaseName). Plain strings, not an Enum:
+    the phase is compared on every input, and a str compares several times faster than a
+    StrEnum member."""
+
+    IDLE: Final = "idle"  # no round yet (or between rounds: see ROUND_OVER)
+    DEALER_DRAW: Final = "dealer-draw"  # S2: seats turn up a card each to choose the dealer
+    FLIP: Final = "flip"  # S3/S4: waiting for the starter card
+    PLAY: Final = "play"  # the turn seat plays, draws or passes
+    DRAWN: Final = "drawn"  # the turn seat drew (P6): may play the drawn card or pass
+    COLOUR: Final = "colour"  # a Wild was played: its player names the colour
+    SWAP: Final = "swap"  # H8: a 7 was played: its player names the seat to swap hands with
+    CHALLENGE: Final = "challenge"  # W3: the seat told to draw 4 challenges or accepts
+    REVEAL: Final = "reveal"  # W3: the challenged seat lays its hand face up
+    SPIN: Final = "spin"  # H13: the turn seat spins the wheel, then does what it says
+    ROUND_OVER: Final = "round-over"  # a seat went out; remaining hands are revealed for scoring
+    MATCH_OVER: Final = "match-over"
 
 
 IDLE, DEALER_DRAW, FLIP, PLAY, DRAWN = Phase.IDLE, Phase.DEALER_DRAW, Phase.FLIP, Phase.PLAY, Phase.DRAWN
@@ -268,7 +276,7 @@ class State:
     def __init__(self, rules: Rules):
         n = rules.n
         self.rules = rules
-        self.phase = IDLE
+        self.phase: PhaseName = IDLE
         self.round = 0
         self.dealer: int | None = None
         self.dealer_seats: tuple[int, ...] = ()

@@ -63,23 +63,20 @@ def illegal(s: State, seat: int, inp: Play, reason: str, rule: str, inferred: bo
     penalty(s, seat, s.rules.illegal_penalty, "P7", f"illegal play: {reason}", ev)
 
 
-def play(s: State, inp: Play, ev: list[Event]) -> None:
-    """Card(s) placed on the discard pile. With jump-in on, a hold may say whose they are."""
-    if s.rules.jump:  # H5: a hold before the card, or after it landed on its twin (claims)
+def play(s: State, inp: Play, ev: list[Event], claims_seen: bool = False) -> None:
+    """Card(s) placed on the discard pile: refused (P7) or accepted. With jump-in on, a hold
+    may say whose they are (H5, ``claims``)."""
+    r = s.rules
+    if not r.plain and r.jump and not claims_seen:
         top = s.top
         inp = before_play(s, inp, ev)
-        place(s, inp, ev)
+        play(s, inp, ev, True)
         return after_play(s, inp, top, ev)
-    place(s, inp, ev)
-
-
-def place(s: State, inp: Play, ev: list[Event]) -> None:
-    """The card(s) judged: refused (P7) or accepted."""
     phase = s.phase
     inferred = inp.seat is None
     seat = s.turn if inferred else inp.seat
     cards = inp.cards
-    if phase == PLAY and seat == s.turn and len(cards) == 1 and not s.pending and not s.lock:
+    if phase == PLAY and seat == s.turn and len(cards) == 1 and (r.plain or not (s.pending or s.lock)):
         face = FACE_OF[cards[0]]
         # the common case, kept lean: one card, in turn, no draw this turn, no stack
         if face >= WILD or FACE_COLOUR[face] == s.colour or (s.top < WILD and FACE_RANK[face] == FACE_RANK[s.top]):
@@ -118,7 +115,7 @@ def place(s: State, inp: Play, ev: list[Event]) -> None:
     if s.pending:
         reason = stack_reason(s, faces)
         if reason is not None:
-            return illegal(s, seat, inp, reason, "H2" if s.pending[-1].card != StackCard.DRAW2 else "H1", inferred, ev)
+            return illegal(s, seat, inp, reason, "H2" if s.pending[-1].card is not StackCard.DRAW2 else "H1", inferred, ev)
         return accept(s, seat, faces[-1], cards[-1], inferred, ev, multi, inp.at)
     if multi:
         reason = multi_play_ok(s, faces)
@@ -152,40 +149,42 @@ def accept(s: State, seat: int, face: int, card: str, inferred: bool, ev: list[E
         s.draw_count -= k - hands[seat]
         hands[seat] = k
     hands[seat] -= k
-    if faces is None:
+    if k == 1:
         s.discard.append(face)
     else:
         s.discard.extend(faces)
-    s.prev_colour, s.prev_top, s.prev_lock = s.colour, s.top, s.lock
+    s.prev_colour, s.prev_top = s.colour, s.top
     s.top = face
-    s.lock = False
     s.last_player = seat
     # Accepted: this seat began its turn, which closes the previous UNO window (U2). The card
     # is already on the pile, so a reshuffle for a strict catch (U6) keeps it on top.
     if s.exposed or s.caught:
         close_uno_window(s, ev, seat)
-    if s.deferred:  # a stack answered instead of a challenge (H2): the waiting penalties apply
-        flush_deferred(s, ev)
-    if s.windows:
-        windows_on_play(s, seat, at, ev)
+    r = s.rules
+    if not r.plain:  # with house rules: H4's lock ends; waiting penalties; timed windows
+        s.prev_lock, s.lock = s.lock, False
+        if s.deferred:  # a stack answered instead of a challenge (H2): they apply now
+            flush_deferred(s, ev)
+        if s.windows:
+            windows_on_play(s, seat, at, ev)
     left = hands[seat]
     e = PlayAccepted(seat, card, left, inferred) if faces is None else PlayAccepted(seat, card, left, inferred, tuple(CARD_IDS[f] for f in faces))
     ev.append(e)
     s.verdicts = s.verdicts[-4:] + (e,)
     if left < 2 or s.armed:
         note_uno(s, seat, left, ev)
-    r = s.rules
     # the seat went out: the round ends after the card's owed draw (R1, A5), unless R5 / R7
     out = left == 0 and (r.plain or went_out(s, seat, face, ev))
     if face >= WILD:
         return wild_played(s, seat, face, out, ev)
     s.colour = FACE_COLOUR[face]
     rank = FACE_RANK[face]
-    if r.spin and rank in r.spin_ranks and not out and not s.pending:
-        s.spin_due = True  # H13: the next turn to begin is a spin (not a stack's deflection)
-    if rank < 10:
-        if r.number_hooks and number_card(s, seat, face, rank, out, at, ev):
+    if not r.plain:
+        if r.spin and rank in r.spin_ranks and not out and not s.pending:
+            s.spin_due = True  # H13: the next turn to begin is a spin (not a stack's deflection)
+        if rank < 10 and r.number_hooks and number_card(s, seat, face, rank, out, at, ev):
             return
+    if rank < 10:
         if out:
             return end_round(s, seat, ev)
         if s.out:

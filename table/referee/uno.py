@@ -72,7 +72,7 @@ def may_play_next(s: State, seat: int) -> bool:
     if phase == PLAY or phase == DRAWN:
         return seat == s.turn
     if phase == COLOUR:
-        return s.after_colour == AfterColour.START and seat == s.colour_seat
+        return s.after_colour is AfterColour.START and seat == s.colour_seat
     if phase == CHALLENGE:
         return seat == s.challenger and s.rules.stacking
     return False

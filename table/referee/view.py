@@ -37,7 +37,7 @@ def snapshot(s: State) -> dict[str, Any]:
         "rules": s.rules.config.name,
         "players": n,
         "round": s.round,
-        "phase": s.phase.value,
+        "phase": s.phase,
         "dealer": s.dealer,
         "turn": s.turn if s.phase in IN_ROUND else None,
         "direction": s.direction,

@@ -103,7 +103,7 @@ def name_colour(s: State, inp: NameColour, ev: list[Event]) -> None:
     else:
         # W4: only the first Wild Draw Four of a chain may be challenged; seed 004's option:
         # not even that one when the chain began with a Draw Two.
-        first = not s.rules.no_challenge_on2 and not any(p.card == StackCard.DRAW4 for p in s.pending)
+        first = not s.rules.no_challenge_on2 and not any(p.card is StackCard.DRAW4 for p in s.pending)
         s.pending = s.pending + (PendingDraw(4, "H2", seat, victim, StackCard.DRAW4),)
         retarget(s, victim)
     if not first:

@@ -6,15 +6,15 @@
 2. Augmentations: every enrolled card cut many times as a table camera will see it
    (`vision.decks.augment`), some kept back to measure the fit; small table scenes of the
    enrolled cards (piles, neighbours) boxed by the table's own detector, so its real box
-   errors are learnt too.
+   errors are learnt too; rendered card backs, so the head knows a back.
 3. The deck's head: the generic classifier's penultimate features (behind the colour map)
    for every crop; a linear discriminant on them (one mean per face and turn of the card:
    a card upside down is another picture of the same face; a shared covariance shrunk
    toward a sphere; closed form, seconds on these cores), its two turns joined by a
    log-sum-exp, added to the generic last layer with a weight and a temperature picked on
-   a fifth of the training crops. A class not enrolled (the back; a face missing from the
-   deck) gets the best enrolled class's head score: the head never speaks against it, the
-   generic layer decides it.
+   a fifth of the training crops. A face not enrolled (lost from the deck) gets the best
+   enrolled class's head score: the head never speaks against it, the generic layer
+   decides it.
 4. `deck_classifier.onnx`: the generic classifier with the colour map in front and the new
    last layer (same input, output and cost); `profile.json`: the generic classifier's
    sha256, the colours, the settings and the figures (top-1 on the held-back augmentations,
@@ -38,6 +38,7 @@ from vision.crops import CLASSES
 from vision.decks import augment, colour, onnxgraph, store
 from vision.decks.learn import classifier_input, session, softmax, straighten
 from vision.decks.store import DeckError
+from vision.render import BACK
 
 
 @dataclass
@@ -45,6 +46,7 @@ class FitSettings:
     per_card: int = 100  # training augmentations per enrolled card (half of them turned)
     held_back: int = 20  # augmentations per card kept back to measure the fit
     scenes: int = 6  # small table scenes per card, boxed by the table's own detector
+    backs: int = 80  # rendered card backs: the head learns the back too
     shrink: float = 0.2  # covariance shrinkage of the discriminant
     colour: bool = True  # learn this light's colours
     seed: int = 0
@@ -53,7 +55,7 @@ class FitSettings:
     @classmethod
     def fast(cls) -> FitSettings:
         """For tests: a few augmentations, a quick fit (lower accuracy)."""
-        return cls(per_card=10, held_back=4, scenes=1)
+        return cls(per_card=10, held_back=4, scenes=1, backs=10)
 
 
 class _Progress:
@@ -167,6 +169,25 @@ def blend(zg: np.ndarray, zl: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return best[1], best[2]
 
 
+def _renders(card: str, count: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Crops of rendered printings (any of the three looks) of a card, augmented; every
+    second one turned."""
+    from vision.render import render_card
+
+    out = []
+    for i in range(count):
+        art = render_card(card, height=augment.SOURCE_H, rng=rng)
+        h, w = art.shape[:2]
+        canvas = np.full((int(h * 1.5), int(w * 1.5), 3), rng.integers(40, 160, 3), np.uint8)
+        y0, x0 = (canvas.shape[0] - h) // 2, (canvas.shape[1] - w) // 2
+        a = art[..., 3:4].astype(np.float32) / 255.0
+        roi = canvas[y0:y0 + h, x0:x0 + w]
+        roi[:] = (roi * (1 - a) + art[..., :3] * a).astype(np.uint8)
+        quad = np.float32([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]])
+        out.append(augment.augment(canvas, quad, rng, turned=bool(i % 2)))
+    return out
+
+
 def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool | None = None,
         progress: bool = True, callback=None, recognizer=None) -> dict:
     """Fit deck NAME (see the module doc). Returns the profile written to profile.json.
@@ -195,7 +216,7 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         from vision.recognizer import CardRecognizer
 
         recognizer = CardRecognizer.default(threads=s.threads)
-    n_aug = len(cards) * (s.per_card + s.held_back)
+    n_aug = len(cards) * (s.per_card + s.held_back) + s.backs
     n_scene = len(cards) * s.scenes
     bar = _Progress(total=n_aug + n_scene + n_aug + 2 * n_scene + 1, enabled=progress, callback=callback)
     turns = 2  # the deck's head has one row per face and turn of the card (two looks of one face)
@@ -230,9 +251,13 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
             train += crops
             train_y += [turns * y + int(t) for y, t in zip(ys, turned, strict=True)]
         n_deck = len(train)
+        bar.stage("backs")
+        train += _renders(BACK, s.backs, np.random.default_rng([s.seed, 2]))
+        train_y += [turns * CLASSES.index(BACK) + i % 2 for i in range(s.backs)]
+        bar.update(s.backs)
         train_y_arr, held_y_arr = np.array(train_y), np.array(held_y)
-        enrolled = np.zeros(len(CLASSES), np.float32)
-        enrolled[labels] = 1.0
+        enrolled = np.zeros(len(CLASSES), np.float32)  # the back counts as enrolled (its renders)
+        enrolled[sorted(set(labels)) + ([CLASSES.index(BACK)] if s.backs else [])] = 1.0
         # 3. features, the deck's head and its blend with the generic layer
         bar.stage("features")
         feat_bytes, layer = onnxgraph.feature_model(generic, matrix)

@@ -134,7 +134,7 @@ def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, su
     """Write the adapted classifier: logits = (generic logits + head) / temperature, with the
     colour map in front. head = LSE over each class's `subclasses` rows of (head_w @ features
     + head_b): a second linear layer on the generic one's features (one row per class and
-    turn of the card). A class not enrolled (`enrolled` 0: the back, a lost card) gets the
+    turn of the card). A class not enrolled (`enrolled` 0: a lost card) gets the
     best enrolled class's head score, so the head never speaks against it: the generic
     layer decides it. The generic layer stays as it is."""
     onnx, helper, numpy_helper = _onnx()
