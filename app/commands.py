@@ -17,6 +17,17 @@ from pathlib import Path
 from table.errors import ConfigError, UnoTableError
 
 
+def port_number(text: str) -> int:
+    """A TCP port for --port: 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0-65535)")
+    return port
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the table: camera, referee, buttons, dashboard")
     p.add_argument("--config", type=Path, help="uno-table.yaml (default: ./uno-table.yaml if present)")
@@ -24,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mock-gpio", action="store_true", help="mock GPIO pins (a laptop): buttons on the dashboard's panel")
     p.add_argument("--pin-map", type=Path, help="pin map YAML (default from config, else the shipped 4-seat map)")
     p.add_argument("--host", help="dashboard address (default from config: 0.0.0.0)")
-    p.add_argument("--port", type=int, help="dashboard port (default from config: 8000)")
+    p.add_argument("--port", type=port_number, help="dashboard port (default from config: 8000; 0: any free port, printed)")
     p.add_argument("--data-dir", type=Path, help="database and model overrides (default: $UNO_TABLE_DATA or ./data)")
     p.add_argument("--new-match", action="store_true", help="start a new match instead of resuming the last unfinished one")
     p.add_argument("--deck", metavar="NAME", help="the deck on the table, taught with `uno-table deck` (default from config)")
@@ -49,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(shared/data/real-cards-mit) or a folder of single-card photos with labels.csv")
     p.add_argument("--size", default="1280x720", help="simulated camera frame size, WxH")
     p.add_argument("--host", default="127.0.0.1", help="dashboard address")
-    p.add_argument("--port", type=int, default=8000, help="dashboard port")
+    p.add_argument("--port", type=port_number, default=8000, help="dashboard port (0: any free port, printed)")
     p.add_argument("--mock-gpio", action="store_true", default=True, help=argparse.SUPPRESS)
     from app.league.commands import add_demo_args
 
@@ -207,13 +218,14 @@ def cmd_run(args) -> int:
     from web_ui.launch import bind_dashboard
 
     host = args.host or config.dashboard.host
-    port = args.port or config.dashboard.port
+    port = args.port if args.port is not None else config.dashboard.port
     root = Path(args.data_dir or config.data_dir or data_dir())
     # One table per data dir, and the dashboard's address checked, before any match is opened.
     lock = DataDirLock(root / "matches", port=port).acquire()
     try:
         sock = bind_dashboard(host, port)
-        lock.update(port=sock.getsockname()[1])
+        port = sock.getsockname()[1]  # port 0: the one the system gave
+        lock.update(port=port)
         try:
             store, record, log = _open_match(root / "matches", rules, config.players, args.new_match)
         except BaseException:
@@ -389,6 +401,8 @@ def cmd_demo(args) -> int:
     match_dir = data_dir() / "demo"
     lock = DataDirLock(match_dir, port=args.port, what="demo").acquire()
     sock = bind_dashboard(args.host, args.port)
+    args.port = sock.getsockname()[1]  # port 0: the one the system gave
+    lock.update(port=args.port)
     store = MatchStore(match_dir)
     hub = _demo_hub(args, store)
     board = FrameBoard()

@@ -29,7 +29,7 @@ class DashboardConfig(BaseModel):
         min_length=1,
         description="Address the dashboard listens on (0.0.0.0: every phone on the network).",
     )
-    port: int = Field(8000, ge=1, le=65535, description="TCP port of the dashboard.")
+    port: int = Field(8000, ge=0, le=65535, description="TCP port of the dashboard (0: any free port, printed at start).")
     threads: int = Field(
         64,
         ge=32,

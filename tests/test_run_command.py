@@ -3,6 +3,7 @@ unfinished match after a kill, and refuses clearly what it cannot work with."""
 
 import json
 import os
+import re
 import signal
 import socket
 import stat
@@ -27,10 +28,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(tmp_path, *extra):
+def start(tmp_path, *extra, port=None):
     cfg = tmp_path / "uno-table.yaml"
     cfg.write_text(CONFIG)
-    port = free_port()
+    port = free_port() if port is None else port
     cmd = [sys.executable, "-m", "app.cli", "run", "--config", str(cfg), "--mock-gpio",
            "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(tmp_path / "data"), *extra]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -75,6 +76,26 @@ def test_run_serves_the_table_stops_on_sigterm_and_resumes_after_a_kill(tmp_path
     finally:
         proc.kill()
         proc.wait(10)
+
+
+@pytest.mark.slow
+def test_run_on_port_0_serves_on_the_free_port_it_prints(tmp_path):
+    """--port 0 asks the system for a free port (it was read as "not given": 8000)."""
+    proc, _, lines = start(tmp_path, port=0)
+    try:
+        shown = [line for line in lines if line.startswith("Dashboard:")]
+        assert shown, lines
+        port = int(re.search(r":(\d+)\b", shown[0].split("http://", 1)[1]).group(1))
+        assert port not in (0, 8000)
+        assert [s["name"] for s in snapshot(port)["seats"]] == ["Ana", "Ben", "Cleo"]
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def test_a_port_out_of_range_is_one_clear_line(tmp_path):
+    r = run_cli("run", "--port", "70000", cwd=tmp_path)
+    assert r.returncode == 2 and "70000 is not a port number (0-65535)" in r.stderr
 
 
 def run_cli(*args, cwd=None):
