@@ -52,10 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", default="official", help="rules preset")
     p.add_argument("--players", type=int, default=4, help="number of seats (2-10)")
     p.add_argument("--json", action="store_true", help="print one JSON object (headless)")
-    p.add_argument("--detector", choices=("onnx", "sim-truth"), default="onnx",
+    p.add_argument("--detector", choices=("onnx", "sim-truth"), default=None,
                    help="onnx: the shipped model reads the frames (default); sim-truth: a stand-in that reads the renderer's truth")
     p.add_argument("--fps", type=float, default=10.0, help="simulated camera frame rate")
-    p.add_argument("--faces", default="render", metavar="render|real|DIR",
+    p.add_argument("--faces", default=None, metavar="render|real|DIR",
                    help="card faces on the simulated table: rendered (default), real photos "
                         "(shared/data/real-cards-mit) or a folder of single-card photos with labels.csv")
     p.add_argument("--size", default="1280x720", help="simulated camera frame size, WxH")
@@ -359,9 +359,15 @@ def _demo_hub(args, store=None):
 
 def cmd_demo(args) -> int:
     if args.tables:
+        given = [f"--{k}" for k in ("detector", "faces") if getattr(args, k) is not None]
+        if given:  # the league's tables play through the referee alone: say so, not ignore it
+            raise ConfigError(f"{' and '.join(given)} cannot go with --tables: the league's simulated "
+                              "tables play through the referee, with no camera to read")
         from app.league.commands import demo_tables
 
         return demo_tables(args)
+    args.detector = args.detector or "onnx"
+    args.faces = args.faces or "render"
     from app.demo import DemoDriver
     from vision.config import SimSourceConfig, VisionConfig
     from vision.live import FrameBoard, SimulatedCamera

@@ -98,6 +98,12 @@ def test_a_port_out_of_range_is_one_clear_line(tmp_path):
     assert r.returncode == 2 and "70000 is not a port number (0-65535)" in r.stderr
 
 
+def test_demo_tables_refuses_a_camera_option_it_cannot_use(tmp_path):
+    """--tables plays the league's tables through the referee alone: --detector was ignored."""
+    r = run_cli("demo", "--tables", "2", "--detector", "sim-truth", cwd=tmp_path)
+    assert r.returncode != 0 and "--detector cannot go with --tables" in r.stderr
+
+
 def run_cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
