@@ -42,6 +42,7 @@ from table.referee import (
     wheel_segments,
 )
 from table.rules import PRESETS, RulesConfig, load_rules
+from table.summary import empty_summary
 from table.wording import card_words, with_names
 
 #: Host commands handled by the hub itself (the rest are referee inputs).
@@ -615,37 +616,12 @@ class TableHub:
         return self.feed.after(after_seq, timeout)
 
     def scores(self) -> dict:
-        """The match so far, from the referee's table.matches.Match (every format and teams):
-        per round the points each seat added, running per-seat totals, the winners."""
-        state = self.state
-        match = state.match
-        n = len(self.names)
-        rounds, running, winners = [], [], []
+        """The match so far in the one scores shape, `table.summary.MatchSummary` as JSON
+        (every format and teams; entrants labelled by the players' names)."""
+        match = self.state.match
         if match is not None:
-            run = [0] * n
-            for rec in match.rounds:
-                points = [0] * n
-                for sc in rec.scores:
-                    for seat, p in sc.seat_points.items():
-                        points[seat] = p
-                run = [a + b for a, b in zip(run, points, strict=True)]
-                rounds.append({"round": rec.number, "winner": rec.scores[0].winner, "points": points})
-                running.append(list(run))
-            if match.over:
-                winners = sorted(x for e in match.outcome.winners for x in match.entrants[e].seats)
-        # Totals per player, like the rounds (players move seats under T2 and T3).
-        totals = [match.seat_totals.get(p, 0) for p in range(n)] if match is not None else [0] * n
-        return {
-            "format": self.rules_config.scoring.format,
-            "target": state.rules.target,
-            "players": list(self.names),
-            "rounds": rounds,
-            "totals": totals,
-            "running": running,
-            "winners": winners,
-            "finished": bool(winners),
-            "summary": match.summary().model_dump(mode="json") if match is not None else None,
-        }
+            return match.summary(self.names).model_dump(mode="json")
+        return empty_summary(self.rules_config.match_config(), self.names).model_dump(mode="json")
 
     def log_entries(self, *, seat: int | None = None, kind: str | None = None, limit: int = 200) -> list[dict]:
         with self._lock:
