@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the game and of the rendered table")
     p.add_argument("--preset", default="official", help="rules preset")
     p.add_argument("--players", type=int, default=4, help="number of seats (2-10)")
+    p.add_argument("--rules", metavar="YAML", help="rules file on top of the preset (may name its own 'preset:')")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one rule option, e.g. --set house.spin=true (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object (headless)")
     p.add_argument("--detector", choices=("onnx", "sim-truth"), default=None,
                    help="onnx: the shipped model reads the frames (default); sim-truth: a stand-in that reads the renderer's truth")
@@ -348,7 +351,8 @@ def _demo_hub(args, store=None):
     from table.log import MemoryLog
     from table.rules import load_rules
 
-    rules = load_rules(args.preset, overrides={"players": args.players} if args.preset != "two-player" else None)
+    overrides = ([] if args.preset == "two-player" else [f"players={args.players}"]) + list(args.overrides)
+    rules = load_rules(args.preset, path=args.rules, overrides=overrides or None)
     names = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun"][: rules.players]
     if store is None:
         return TableHub(MemoryLog(rules), names, preset=args.preset)

@@ -17,10 +17,12 @@ camera or GPIO code.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.hub import TableHub
+from table.cards import FACE_COLOUR, FACE_OF
 from table.events import CardsDrawn, Event, TurnStarted
 from table.inputs import Input, input_to_dict
 from table.referee import (
@@ -32,6 +34,7 @@ from table.referee import (
     ROUND_OVER,
     VOLUNTARY_DRAW_RULES,
     ScoreStatus,
+    SpinOutcome,
     new_state,
     snapshot,
     step,
@@ -173,6 +176,11 @@ class DemoDriver:
         self.report = DemoReport()
         self._reaches_due = 0
         self._accept_fetch = False
+        # H13: the table's dice. The simulated world decides where the wheel stops (its seed), so
+        # the hub's roll for a spin is the simulator's; the seat still spins by its button.
+        self._rolls: deque[float] = deque()
+        table_dice = hub.roll
+        hub.roll = lambda: self._rolls.popleft() if self._rolls else table_dice()
 
     # ----- hub events: penalties the players must fetch from the draw pile
 
@@ -208,8 +216,14 @@ class DemoDriver:
         elif kind == "draw":
             self._fetch_penalties()
             self._accept_fetch = self.hub.state.phase == CHALLENGE
+            sp = self.sim.state.spin
             self.camera.act("draw")
             self._by_camera(inp)
+            if sp is not None and sp.outcome is SpinOutcome.DRAW_UNTIL_COLOUR and inp.cards and any(
+                FACE_COLOUR[FACE_OF[c]] == sp.colour for c in inp.cards
+            ):  # H13: the camera saw a reach, not the face: the seat holds when the colour came
+                self.buttons.gesture(sp.seat, "hold")
+                self.report.button_inputs += 1
         elif kind == "reveal":
             self.camera.act("reveal", tuple(inp.cards))
             self._by_camera(inp)
@@ -231,6 +245,10 @@ class DemoDriver:
             self.report.button_inputs += 1
         elif kind == "pass":
             self.buttons.gesture(inp.seat if inp.seat is not None else self.sim.state.turn, "hold")
+            self.report.button_inputs += 1
+        elif kind == "spin":  # H13: the seat presses its button; the referee reads it as the spin
+            self._rolls.append(inp.roll)
+            self.buttons.gesture(self.sim.state.spin.seat, "press")
             self.report.button_inputs += 1
         else:
             self.hub.submit(input_to_dict(inp), source="host")

@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --match: stop a match still running after N rounds (reported)")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--csv", action="store_true",
+                   help="with --match: print the scores as CSV (the dashboard's download, same writer)")
     _add_rules_args(p)
     p.set_defaults(func=_simulate)
 
@@ -61,6 +63,8 @@ def _simulate(args: argparse.Namespace) -> int:
     opts = SimOptions(policies=tuple(args.policy or ["random"]), forget_uno=args.forget_uno)
     if args.match:
         return _simulate_match(args, rules, opts)
+    if args.csv:
+        raise ConfigError("--csv prints a match's scores: add --match")
     result = simulate(rules, args.games, seed=args.seed, options=opts, progress=args.progress)
     if args.save:
         from table.log import EventLog
@@ -93,6 +97,10 @@ def _simulate_match(args: argparse.Namespace, rules, opts) -> int:
         raise ConfigError(f"--max-rounds must be at least 1, got {args.max_rounds}")
     result = simulate_match(rules, seed=args.seed, options=opts, max_rounds=args.max_rounds)
     summary = result.pop("summary")
+    if args.csv:
+        if summary is not None:
+            print(summary.to_csv(), end="")
+        return 0
     if args.json:
         result["summary"] = summary.model_dump(mode="json") if summary is not None else None
         print(json.dumps(result))

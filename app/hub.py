@@ -13,6 +13,7 @@ module imports none of that code (DESIGN.md: table/ holds no camera, GPIO or HTT
 from __future__ import annotations
 
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -36,9 +37,12 @@ from table.referee import (
     MATCH_OVER,
     ROUND_OVER,
     State,
+    needs_roll,
     snapshot,
+    wheel_segments,
 )
 from table.rules import PRESETS, RulesConfig, load_rules
+from table.summary import empty_summary
 from table.wording import card_words, with_names
 
 #: Host commands handled by the hub itself (the rest are referee inputs).
@@ -106,6 +110,9 @@ class TableHub:
     ReplayRecorder): the clip behind every camera entry; it is told which log entry each
     observation became (`keep`), where the match lives (`set_match`) and when a round starts
     (`protect_from`), and it serves `clip`, `frame`, `crop`, `mark` and `status`.
+    `roll` (optional): the table's dice, a function giving a float in [0, 1): the hub draws
+    a roll for each input the referee says needs one (a spin of the wheel, H13:
+    `table.referee.needs_roll`) and logs it with the input, so the game replays exactly.
     """
 
     def __init__(
@@ -122,6 +129,7 @@ class TableHub:
         seat_tokens: dict[int, str] | None = None,
         ask: dict[str, Any] | None = None,
         replay: Any = None,
+        roll: Callable[[], float] | None = None,
     ) -> None:
         n = log.rules.match_config().players  # T2 at two tables: 8 players, 4 seats here
         self.names = list(names or [f"Seat {i}" for i in range(n)])
@@ -136,6 +144,7 @@ class TableHub:
         self.clock = clock
         self.ask = {"enabled": True, **(ask or {})}
         self.replay = replay
+        self.roll = roll or random.SystemRandom().random
         if replay is not None:
             replay.set_match(getattr(log, "path", None))
         self.paused = False
@@ -243,6 +252,8 @@ class TableHub:
             inp.unsure = asked
         with self._lock:
             self._source = source
+            if needs_roll(self.state, inp):  # H13: the app owns the dice, the referee reads them
+                inp.roll = self.roll()
             # H5: a seat's hold before or after a card says who jumped in; the referee decides
             # (table.referee.claims), on the inputs' own times.
             events = self.session.apply(inp)  # checked, logged (committed), then applied
@@ -288,8 +299,10 @@ class TableHub:
         if not source.startswith("seat:"):
             return
         seat = int(source.split(":", 1)[1])
-        if inp.kind not in ("gesture", "call_uno", "catch", "challenge", "pass", "colour", "draw"):
+        if inp.kind not in ("gesture", "call_uno", "catch", "challenge", "pass", "colour", "draw", "spin"):
             raise CommandError(f"a seat controller may not send '{inp.kind}'")
+        if getattr(inp, "roll", None) is not None or getattr(inp, "outcome", None) is not None:
+            raise CommandError("a seat controller spins the wheel; the table draws where it stops")
         claimed = getattr(inp, "seat", None)
         if claimed is None:
             try:
@@ -547,6 +560,7 @@ class TableHub:
                 1 for e in self._entries if e["payload"].get("unsure") and e.get("corrected_by") is None
             )
         view["replay"] = self.replay.status() if self.replay is not None else None
+        view["wheel"] = wheel_segments() if self.rules_config.house.spin else None  # H13's wheel
         return view
 
     def _verdict_entries(self, n: int) -> list[int | None]:
@@ -602,37 +616,12 @@ class TableHub:
         return self.feed.after(after_seq, timeout)
 
     def scores(self) -> dict:
-        """The match so far, from the referee's table.matches.Match (every format and teams):
-        per round the points each seat added, running per-seat totals, the winners."""
-        state = self.state
-        match = state.match
-        n = len(self.names)
-        rounds, running, winners = [], [], []
+        """The match so far in the one scores shape, `table.summary.MatchSummary` as JSON
+        (every format and teams; entrants labelled by the players' names)."""
+        match = self.state.match
         if match is not None:
-            run = [0] * n
-            for rec in match.rounds:
-                points = [0] * n
-                for sc in rec.scores:
-                    for seat, p in sc.seat_points.items():
-                        points[seat] = p
-                run = [a + b for a, b in zip(run, points, strict=True)]
-                rounds.append({"round": rec.number, "winner": rec.scores[0].winner, "points": points})
-                running.append(list(run))
-            if match.over:
-                winners = sorted(x for e in match.outcome.winners for x in match.entrants[e].seats)
-        # Totals per player, like the rounds (players move seats under T2 and T3).
-        totals = [match.seat_totals.get(p, 0) for p in range(n)] if match is not None else [0] * n
-        return {
-            "format": self.rules_config.scoring.format,
-            "target": state.rules.target,
-            "players": list(self.names),
-            "rounds": rounds,
-            "totals": totals,
-            "running": running,
-            "winners": winners,
-            "finished": bool(winners),
-            "summary": match.summary().model_dump(mode="json") if match is not None else None,
-        }
+            return match.summary(self.names).model_dump(mode="json")
+        return empty_summary(self.rules_config.match_config(), self.names).model_dump(mode="json")
 
     def log_entries(self, *, seat: int | None = None, kind: str | None = None, limit: int = 200) -> list[dict]:
         with self._lock:
@@ -704,6 +693,7 @@ def dashboard_view(ref: dict[str, Any], names: list[str], status: str, preset: s
         },
         "awaiting_colour": ref["awaiting"]["colour"] if ref["phase"] == COLOUR else None,
         "awaiting": ref["awaiting"],
+        "spin": ref["spin"],  # H13: who spins, and what the wheel said (None: no spin under way)
         "verdicts": verdicts,
         "match": {
             "round": ref["round"],

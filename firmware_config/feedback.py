@@ -28,6 +28,8 @@ EVENT_PATTERNS: dict[str, str] = {
     "match_ended": "round-over",
     "window_opened": "window-start",  # H10 Silent 2, H11 Slap 9: the buzzer marks start and end
     "window_closed": "window-end",
+    "spin_needed": "spin",  # H13: the seat must spin the wheel
+    "spin_result": "spin-result",  # H13: the wheel stopped (its outcome is shown on every phone)
 }
 # Most important first: the one played when a batch has several.
 PRIORITY = (
@@ -38,6 +40,8 @@ PRIORITY = (
     "round-over",
     "window-start",
     "window-end",
+    "spin-result",
+    "spin",
     "penalty",
     "uno-heard",
     "turn-reminder",

@@ -132,6 +132,18 @@ PATTERNS: dict[str, Pattern] = {
             _beeps(500, 60, gap=100),
         ),
         Pattern(
+            "spin",
+            "Your spin (H13 UNO Spin): a whirr rising to a high note.",
+            (("C5", 60), ("E5", 60), ("G5", 60), ("C6", 60), ("E6", 60), ("G6", 60), (None, 60), ("C7", 300)),
+            _beeps(40, 40, 40, 40, 40, 40, 300, gap=30),
+        ),
+        Pattern(
+            "spin-result",
+            "The wheel stopped (H13): a long note, then two ticks falling.",
+            (("C6", 300), (None, 70), ("G5", 50), (None, 70), ("E5", 50)),
+            _beeps(300, 40, 40, gap=70),
+        ),
+        Pattern(
             "turn-reminder",
             "Nudge the seat whose turn it is: one soft blip.",
             (("A5", 60),),

@@ -589,7 +589,8 @@ _SPIN_TEXT = {
 
 @dataclass(slots=True)
 class SpinResult(Event):
-    """H13: the wheel's outcome for `seat` (`colour` for draw-until-colour)."""
+    """H13: the wheel's outcome for `seat` (`colour` for draw-until-colour); `roll`: where
+    the wheel stopped, in [0, 1) of a turn (None when the host stated the outcome)."""
 
     kind: ClassVar[str] = "spin_result"
     seat: int
@@ -597,6 +598,7 @@ class SpinResult(Event):
     colour: str | None = None
     inferred: bool = False
     rule: str = "H13"
+    roll: float | None = None
 
     def text(self) -> str:
         what = _SPIN_TEXT.get(self.outcome, self.outcome).format(colour=self.colour)

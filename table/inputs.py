@@ -40,6 +40,7 @@ SpinOutcomeName = Literal["draw-until-colour", "down-to-two", "trade-hands"]
 Seconds = Annotated[float, Field(ge=0.0, le=1e9, allow_inf_nan=False)]  # the table clock
 Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 FrameNo = Annotated[int, Field(ge=0, le=2**53)]
+Roll = Annotated[float, Field(ge=0.0, lt=1.0, allow_inf_nan=False)]  # a random draw (H12, H13)
 #: The camera's likeliest faces for each card it read, best first: [[card, probability], ...]
 #: per card, in the order of the input's cards.
 Candidates = tuple[tuple[tuple[CardId, Confidence], ...], ...]
@@ -129,12 +130,15 @@ class Pass(Input):
 @dataclass(slots=True)
 class SeatGesture(Input):
     """A raw seat-button gesture. Its meaning is decided by the referee (see
-    table.referee.interpret_gesture)."""
+    table.referee.interpret_gesture). `roll` in [0, 1): the table's random draw for a press
+    the referee reads as a spin of the wheel (H13; `table.referee.needs_roll` says when the
+    app must attach one), logged with the press so that it replays exactly."""
 
     kind: ClassVar[str] = "gesture"
     seat: Seat = 0
     gesture: Gesture = "press"
     at: Seconds = 0.0
+    roll: Roll | None = None
 
 
 @dataclass(slots=True)
@@ -244,20 +248,22 @@ class Attack(Input):
     it to 0..house.attack_max cards, so it stays pure and replayable."""
 
     kind: ClassVar[str] = "attack"
-    roll: Annotated[float, Field(ge=0.0, lt=1.0, allow_inf_nan=False)] = 0.0
+    roll: Roll = 0.0
     seat: Seat | None = None
 
 
 @dataclass(slots=True)
 class Spin(Input):
-    """H13 UNO Spin: the wheel's outcome for the seat that spins (the dashboard's virtual
-    spinner, or the host correcting it). The wheel turns outside the referee:
-    `table.referee.spin_wheel(roll)` maps a roll in [0, 1) to its segments. `colour`: the
-    colour to draw until (draw-until-colour only)."""
+    """H13 UNO Spin: the seat spins the wheel. Either `roll`, the table's random draw in
+    [0, 1) (the dashboard's "Spin the wheel", drawn by the app, never by the phone), which the
+    referee turns into the wheel's segment (`table.referee.spin_wheel`), or `outcome`, the
+    wheel's outcome as the host states it (a correction, a physical wheel). `colour`: the
+    colour to draw until (a stated draw-until-colour only)."""
 
     kind: ClassVar[str] = "spin"
-    outcome: SpinOutcomeName = "trade-hands"
+    outcome: SpinOutcomeName | None = None
     colour: ColourName | None = None
+    roll: Roll | None = None
     seat: Seat | None = None
     source: str | None = None
 

@@ -491,10 +491,12 @@ class Match:
             return Outcome(over=True, ended_by="round-cap", winners=winners, losers=losers)
         return _NOT_OVER
 
-    def summary(self):
+    def summary(self, names=None):
+        """The match as a `table.summary.MatchSummary`, entrants labelled by `names` (the
+        players' names by player number) when given."""
         from table.summary import summarize
 
-        return summarize(self)
+        return summarize(self, names)
 
 
 def _as_result(r: RoundResult | Mapping) -> RoundResult:

@@ -55,6 +55,7 @@ from table.inputs import (
     Play,
     Reveal,
     SeatGesture,
+    Spin,
     StartRound,
     SwapHands,
     Tick,
@@ -79,7 +80,6 @@ from table.referee import (
     advance,
     is_playable,
     may_jump_in,
-    spin_wheel,
     stack_reason,
     until_stop,
     wild_draw4_allowed,
@@ -497,7 +497,8 @@ class Simulator:
         seat = sp.seat
         if sp.outcome is None:
             self.clock += 0.5
-            self.feed(spin_wheel(self.rng.random()), {"seat": seat})
+            # the seat spins; the roll is the table's random draw, the referee reads the wheel
+            self.feed(Spin(roll=self.rng.random(), seat=seat), {"seat": seat})
             return
         hand = self.hands[seat]
         if sp.outcome is SpinOutcome.DRAW_UNTIL_COLOUR:

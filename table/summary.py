@@ -1,18 +1,36 @@
-"""Match summary for the dashboard and exports: per-round table, totals, winners, running
-totals as chart-ready rows, CSV, JSON and an SVG line chart (pure text, no plotting library).
+"""The match's scores, in one shape: ``MatchSummary`` (per-round table, totals, winners,
+running totals as chart-ready rows) is what the dashboard's Scores page reads
+(``/api/scores``), what ``uno-table simulate --match`` prints, and the one CSV writer
+(``to_csv``: the dashboard's download and ``--csv``), besides JSON and an SVG line chart (pure
+text, no plotting library). Entrants are labelled by the players' names when the caller
+knows them (the table does; a bare simulation says "seat N").
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from table.matches import Match
+    from table.matches import Match, MatchConfig
+
+#: A spreadsheet reads a cell starting with one of these as a formula (`=HYPERLINK(...)`).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def safe_cell(value: object) -> object:
+    """A value safe to open in a spreadsheet: numbers as they are, text that would start a
+    formula prefixed with an apostrophe (OWASP's advice for CSV injection). A player's name
+    is text anyone at the table may type."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
 # Colour-blind-safe line colours (Okabe-Ito), repeated past 8 entrants.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -90,41 +108,68 @@ class MatchSummary(BaseModel):
         return "\n".join(lines)
 
     def to_csv(self) -> str:
-        """One row per round: who went out, each entrant's points and running total."""
+        """One row per round: who went out, each entrant's points and running total; then a
+        ``total`` row (its went_out column names the match winner(s) once the match is over).
+        Every text cell is formula-safe (``safe_cell``)."""
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         header = ["round", "went_out"]
         for e in self.entrants:
             header += [f"{e} points", f"{e} total"]
-        w.writerow(header + ["eliminated", "flags"])
+        w.writerow([safe_cell(c) for c in header + ["eliminated", "flags"]])
         for row in self.rounds:
             line: list[object] = [row.round, "; ".join(row.winners)]
             for e in self.entrants:
                 line += [row.points.get(e, 0), row.totals[e]]
-            w.writerow(line + ["; ".join(row.eliminated), "; ".join(row.flags)])
+            w.writerow([safe_cell(c) for c in line + ["; ".join(row.eliminated), "; ".join(row.flags)]])
+        last: list[object] = ["total", " & ".join(self.winners) if self.over else ""]
+        for e in self.entrants:
+            last += [sum(r.points.get(e, 0) for r in self.rounds), self.totals[e]]
+        w.writerow([safe_cell(c) for c in last + ["", ""]])
         return buf.getvalue()
 
     def to_svg(self, width: int = 640, height: int = 360) -> str:
         return running_totals_svg(self, width, height)
 
 
-def summarize(match: Match) -> MatchSummary:
+def _namer(cfg: MatchConfig, names: Sequence[str] | None):
+    if names is not None and len(names) != cfg.players:
+        raise ValueError(f"{len(names)} names for a match of {cfg.players} players")
+    return (lambda s: names[s]) if names is not None else cfg.name
+
+
+def empty_summary(cfg: MatchConfig, names: Sequence[str] | None = None) -> MatchSummary:
+    """The summary of a match before its first scored round (every player at 0)."""
+    name = _namer(cfg, names)
+    players = tuple(name(s) for s in range(cfg.players))
+    return MatchSummary(
+        format=cfg.format, target=None if cfg.teams == "rotating" else cfg.effective_target, teams=cfg.teams,
+        entrants=players, rounds=(), totals=dict.fromkeys(players, 0), over=False, ended_by=None,
+        winners=(), losers=(), active=players if cfg.format == "elimination" else (),
+        running_totals=tuple(RunningTotal(round=0, entrant=i, label=p, total=0) for i, p in enumerate(players)),
+    )  # fmt: skip
+
+
+def summarize(match: Match, names: Sequence[str] | None = None) -> MatchSummary:
+    """`match` as a summary; `names`: the players' names by player number (default: the
+    match config's names, else "seat N")."""
     cfg = match.config
-    labels = {e.index: e.label for e in match.entrants}
+    name = _namer(cfg, names)
+    labels = {e.index: " & ".join(name(s) for s in e.seats) for e in match.entrants}
     rows = []
     running = [RunningTotal(round=0, entrant=e, label=lab, total=0) for e, lab in labels.items()]
     for r in match.rounds:
-        hand = {cfg.name(s): p for sc in r.scores for s, p in sorted(sc.hand_points.items())}
+        hand = {name(s): p for sc in r.scores for s, p in sorted(sc.hand_points.items())}
         rows.append(
             SummaryRow(
                 round=r.number,
-                winners=tuple(cfg.name(sc.winner) for sc in r.scores),
+                winners=tuple(name(sc.winner) for sc in r.scores),
                 hand_points=hand,
                 points={labels[e]: p for e, p in r.points.items()},
                 totals={labels[e]: t for e, t in r.totals.items()},
-                eliminated=tuple(cfg.name(s) for s in r.eliminated),
+                eliminated=tuple(name(s) for s in r.eliminated),
                 flags=tuple(
-                    f"{cfg.name(m.seat)}: tracked {m.tracked}, revealed {m.revealed} "
+                    f"{name(m.seat)}: tracked {m.tracked}, revealed {m.revealed} "
                     "(host confirmed)"
                     for m in r.confirmed_mismatches
                 ),
@@ -146,10 +191,10 @@ def summarize(match: Match) -> MatchSummary:
         ended_by=out.ended_by,
         winners=tuple(labels[e] for e in out.winners),
         losers=tuple(labels[e] for e in out.losers),
-        active=tuple(cfg.name(s) for s in match.active_seats)
+        active=tuple(name(s) for s in match.active_seats)
         if cfg.format == "elimination"
         else (),
-        ledger={cfg.name(s): b for s, b in match.ledger.items()},
+        ledger={name(s): b for s, b in match.ledger.items()},
         running_totals=tuple(running),
     )
 

@@ -49,3 +49,22 @@ def test_match_with_elimination_and_a_round_cap_is_reported():
     assert capped["rounds"] == 1 and capped["capped"] and not capped["over"]
     bad = run("simulate", "--match", "--max-rounds", "0")
     assert bad.returncode == 2 and "--max-rounds" in bad.stderr
+
+
+@pytest.mark.rule("R2")
+def test_simulate_match_csv_is_the_dashboard_s_csv_writer():
+    import csv
+    import io
+
+    from table.rules import load_rules
+    from table.simulator import simulate_match
+
+    out = run("simulate", "--match", "--preset", "official", "--seed", "1", "--csv")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    summary = simulate_match(load_rules("official"), seed=1)["summary"]
+    assert out.stdout == summary.to_csv()  # the same writer the dashboard's download uses
+    assert rows[-1]["round"] == "total" and rows[-1]["went_out"] == " & ".join(summary.winners)
+    assert len(rows) == len(summary.rounds) + 1
+    bad = run("simulate", "--csv")
+    assert bad.returncode != 0 and "--match" in bad.stderr

@@ -25,6 +25,24 @@ def test_a_perfect_camera_gives_a_referee_that_matches_the_truth(name, seed):
     assert report["penalties_table"] == report["penalties_truth"]
 
 
+@pytest.mark.rule("H13")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_demo_spins_the_wheel_by_the_seat_s_button_and_plays_on(seed):
+    """`uno-table demo --set house.spin=true`: the seat that must spin presses its button,
+    the hub draws the roll (here the simulated world's), the referee reads the wheel; a seat
+    drawing until the colour holds its button when it came (the camera sees no faces)."""
+    from table.rules import load_rules
+
+    rules = load_rules("official", overrides={"house": {"spin": True, "spin_cards": "7,skip,3"}})
+    hub = TableHub(MemoryLog(rules))
+    report = DemoDriver(hub, PerfectCamera(), seed=seed).play(3).to_json()
+    spins = [e for e in hub.log_entries(limit=0) if "spins:" in e["text"]]
+    assert spins and all(e["kind"] == "gesture" and e["source"] == "button" for e in spins)
+    assert all(0 <= e["payload"]["roll"] < 1 for e in spins)
+    assert report["mismatches"] == [] and report["referee_matches_truth"]
+    assert report["scores_table"] == report["scores_truth"]
+
+
 class MisreadingCamera(PerfectCamera):
     """Reads every 7th discard as a red 9."""
 

@@ -115,3 +115,14 @@ def test_the_buzzer_marks_the_start_and_end_of_silent2_and_slap9_windows():
     penalty = {"kind": "penalty_ordered", "seat": 2, "count": 2, "rule": "H11", "reason": "slowest slap"}
     assert pattern_for_events([opened]) == "window-start"
     assert pattern_for_events([closed, penalty]) == "window-end"
+
+
+@pytest.mark.rule("H13")
+def test_the_buzzer_tells_a_seat_to_spin_and_marks_where_the_wheel_stopped():
+    from firmware_config.patterns import PATTERNS, browser_patterns
+
+    assert pattern_for({"kind": "spin_needed", "seat": 2}) == "spin"
+    assert pattern_for({"kind": "spin_result", "seat": 2, "outcome": "trade-hands"}) == "spin-result"
+    # a batch with a penalty and the spin it leads to: the seat hears it must spin
+    assert pattern_for_events([{"kind": "penalty_ordered"}, {"kind": "spin_needed"}]) == "spin"
+    assert {"spin", "spin-result"} <= set(PATTERNS) and browser_patterns()["spin"][-1]["ms"] == 300

@@ -240,7 +240,8 @@ def test_summary_table_running_totals_csv_json_svg():
     assert (2, "Ann", 59) in running and (2, "Bo", 8) in running and len(running) == 9
 
     rows = list(csv.DictReader(io.StringIO(s.to_csv())))
-    assert [r["Ann total"] for r in rows] == ["59", "59"]
+    assert [r["Ann total"] for r in rows] == ["59", "59", "59"]  # two rounds, then the total row
+    assert rows[2]["round"] == "total" and rows[2]["Bo points"] == "8" and rows[2]["went_out"] == ""
     assert rows[1]["Bo points"] == "8" and rows[1]["went_out"] == "Bo"
     assert "tracked 2" in rows[1]["flags"]
 
@@ -271,3 +272,32 @@ def test_summary_module_imports_no_plotting_library():
     code = "import table.summary, table.matches, sys; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.rule("R2", "T1")
+def test_one_csv_writer_labels_players_by_name_and_never_starts_a_formula():
+    """table.summary is the one scores shape and CSV writer (dashboard download and CLI):
+    the table's names label the entrants (teams joined), and a name that a spreadsheet would
+    read as a formula is written as text."""
+    from table.summary import empty_summary, safe_cell
+
+    m = Match({"target": 100, "players": 4, "teams": "fixed"})
+    m.apply(win(0, {1: ("wild", "wild"), 3: ("red-9",)}, seats=4))
+    names = ["=HYPERLINK(\"http://x\")", "Bo", "Cy", "@Di"]
+    s = m.summary(names)
+    team = '=HYPERLINK("http://x") & Cy'
+    assert s.entrants == (team, "Bo & @Di") and s.winners == (team,)  # 109 passes the target
+    assert s.totals == {'=HYPERLINK("http://x") & Cy': 109, "Bo & @Di": 0} and s.rounds[0].winners == (names[0],)
+    assert m.summary().entrants == ("seat 0 & seat 2", "seat 1 & seat 3")  # no names known: seats
+    text = s.to_csv()
+    cells = [c for row in csv.reader(io.StringIO(text)) for c in row]
+    assert not any(c.startswith(("=", "+", "-", "@")) for c in cells)
+    assert "'=HYPERLINK(\"http://x\") & Cy total" in cells and "'@Di" not in cells
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert rows[0]["went_out"] == "'" + names[0] and rows[-1]["round"] == "total"
+    assert rows[-1]["went_out"] == "'" + team  # the match winner(s), formula-safe too
+    assert (safe_cell(-3), safe_cell("-3"), safe_cell(None)) == (-3, "'-3", "")
+    with pytest.raises(ValueError, match="3 names"):
+        m.summary(names[:3])
+    empty = empty_summary(m.config, names)
+    assert empty.rounds == () and empty.totals[names[1]] == 0 and empty.target == 100

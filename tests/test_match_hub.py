@@ -18,11 +18,12 @@ def test_end_round_button_with_a_winner_scores_through_the_match():
         hub.submit({"kind": "end-round", "winner": 1, "reason": "camera missed it"})
         for seat, card in ((0, "red-1"), (2, "red-2"), (3, "wild")):
             hub.submit({"kind": "reveal", "seat": seat, "cards": [card] * 7})
-        sc = hub.scores()
-        assert sc["rounds"] == [{"round": 1, "winner": 1, "points": [0, 7 + 14 + 350, 0, 0]}]
-        assert sc["totals"] == [0, 371, 0, 0] and sc["running"] == [[0, 371, 0, 0]]
-        assert sc["summary"]["totals"] == {"seat 0": 0, "seat 1": 371, "seat 2": 0, "seat 3": 0}
-        assert sc["format"] == "standard" and sc["target"] == 500 and not sc["finished"]
+        sc = hub.scores()  # the one scores shape (table.summary.MatchSummary), by name
+        assert [(r["round"], r["winners"], r["points"]) for r in sc["rounds"]] == [
+            (1, ["Seat 1"], {"Seat 0": 0, "Seat 1": 7 + 14 + 350, "Seat 2": 0, "Seat 3": 0})
+        ]
+        assert sc["totals"] == {"Seat 0": 0, "Seat 1": 371, "Seat 2": 0, "Seat 3": 0}
+        assert sc["format"] == "standard" and sc["target"] == 500 and not sc["over"]
     finally:
         hub.stop()
 
@@ -32,13 +33,14 @@ def test_end_round_without_a_winner_voids_the_round_and_negative_scores_show_per
     try:
         hub.submit({"kind": "end-round"})
         assert hub.state.phase == "idle" and hub.scores()["rounds"] == []
+        assert hub.scores()["totals"] == {"Seat 0": 0, "Seat 1": 0, "Seat 2": 0, "Seat 3": 0}
         hub.submit({"kind": "start"})
         hub.submit({"kind": "flip", "card": "red-5"})
         hub.submit({"kind": "end-round", "winner": 2})
         for seat in (0, 1, 3):
             hub.submit({"kind": "reveal", "seat": seat, "cards": ["red-9"] * 7})
         sc = hub.scores()
-        assert sc["totals"] == [63, 63, 0, 63] and sc["winners"] == [2] and sc["finished"]
+        assert list(sc["totals"].values()) == [63, 63, 0, 63] and sc["winners"] == ["Seat 2"] and sc["over"]
     finally:
         hub.stop()
 

@@ -8,8 +8,15 @@ import pytest
 from test_properties_sim import CheckedSimulator
 
 from table.errors import ConfigError
-from table.inputs import Amend, InputError, Spin
-from table.referee import SPIN_WHEEL, snapshot, spin_wheel
+from table.inputs import Amend, InputError, SeatGesture, Spin
+from table.referee import (
+    SPIN_WHEEL,
+    needs_roll,
+    snapshot,
+    spin_wheel,
+    wheel_segment,
+    wheel_segments,
+)
 from table.replay import replay
 from table.rules import load_rules
 from table.scenario import Scenario
@@ -145,3 +152,47 @@ def test_simulated_tables_spin_and_keep_every_invariant():
         spins += sum(1 for evs in game.events for e in evs if e.kind == "spin_result")
         assert replay(rules, sim.state.inputs()) == sim.state
     assert spins > 10
+
+
+@pytest.mark.rule("H13")
+def test_the_seat_spins_with_a_roll_the_table_drew_and_the_referee_reads_the_wheel():
+    t = _spun()
+    assert needs_roll(t.state, Spin(seat=2)) and needs_roll(t.state, Spin())
+    assert not needs_roll(t.state, Spin(seat=3)) and not needs_roll(Scenario().state, Spin())
+    assert not needs_roll(t.state, Spin(roll=0.5)) and not needs_roll(t.state, Spin(outcome="trade-hands"))
+    t.send(Spin(seat=2))  # no roll attached: nothing is decided, the seat still spins
+    assert "needs a roll" in t.one("input_rejected").reason and t.snap["awaiting"]["spin"] == 2
+    t.send(Spin(seat=2, roll=0.2))  # segment 1 of 6: draw until yellow
+    r = t.one("spin_result")
+    assert (r.seat, r.outcome, r.colour, r.roll, r.inferred) == (2, "draw-until-colour", "yellow", 0.2, False)
+    assert t.snap["spin"] == {"seat": 2, "outcome": "draw-until-colour", "colour": "yellow"}
+    assert replay(t.rules, t.state.inputs()) == t.state  # the logged roll replays to the same outcome
+    with pytest.raises(InputError, match="not both"):
+        t.send(Spin(roll=0.5, outcome="trade-hands"))
+    with pytest.raises(InputError, match="only a stated"):
+        t.send(Spin(roll=0.5, colour="red"))
+    assert [wheel_segment(r) for r in (0.0, 1 / 6, 0.5, 0.999)] == [0, 1, 3, 5]
+    assert [(s["outcome"], s["colour"]) for s in wheel_segments()] == [(o.value, c) for o, c in SPIN_WHEEL]
+    assert [s["text"] for s in wheel_segments()][-3:] == ["draw until blue", "down to two", "trade hands"]
+
+
+@pytest.mark.rule("H13")
+def test_the_spinning_seat_s_button_press_spins_other_presses_keep_their_meaning():
+    t = _spun()
+    other = SeatGesture(seat=1, gesture="press", at=1.0)
+    assert not needs_roll(t.state, other)  # seat 1's press is still an UNO call
+    mine = SeatGesture(seat=2, gesture="press", at=1.5)
+    assert needs_roll(t.state, mine) and not needs_roll(t.state, SeatGesture(seat=2, gesture="hold", at=1.5))
+    t.send(mine)  # the app forgot the roll: refused, nothing decided
+    assert "needs a roll" in t.one("input_rejected").reason and t.snap["phase"] == "spin"
+    t.send(SeatGesture(seat=2, gesture="press", at=2.0, roll=0.9))  # the app attached its roll
+    r = t.one("spin_result")
+    assert (r.outcome, r.roll, r.inferred) == ("trade-hands", 0.9, False) and t.turn == 3
+    assert not needs_roll(t.state, SeatGesture(seat=3, gesture="press", at=2.5))  # the spin is over
+    entry = t.state.seq
+    again = replay(t.rules, t.state.inputs())
+    assert again == t.state and t.hands == [7, 7, 6, 7]
+    # the host corrects the wheel: the press becomes the outcome the wheel really showed
+    t.send(Amend(target=entry, input={"kind": "spin", "seat": 2, "outcome": "down-to-two"}))
+    assert t.one("state_rebuilt").target == entry
+    assert t.snap["spin"] == {"seat": 2, "outcome": "down-to-two", "colour": None} and t.hands == [7, 6, 7, 7]

@@ -132,19 +132,20 @@ def test_events_query_is_validated(client, query):
 def test_scores_json_csv_and_download(client, service):
     service.add_round([0, 35, 12, 8])
     service.add_round([20, 0, 5, 60])
-    sc = client.get("/api/scores").get_json()
-    assert sc["totals"] == [20, 35, 17, 68]
-    assert sc["running"] == [[0, 35, 12, 8], [20, 35, 17, 68]]
+    sc = client.get("/api/scores").get_json()  # the one scores shape: table.summary.MatchSummary
+    assert sc["entrants"] == ["Ana", "Ben", "Cy", "Dee"]
+    assert sc["totals"] == {"Ana": 20, "Ben": 35, "Cy": 17, "Dee": 68}
+    assert [r["totals"]["Dee"] for r in sc["rounds"]] == [8, 68] and sc["rounds"][0]["winners"] == ["Ben"]
     resp = client.get("/api/scores.csv")
     assert resp.mimetype == "text/csv"
     assert "attachment" in resp.headers["Content-Disposition"]
-    rows = list(csv.reader(io.StringIO(resp.data.decode())))
-    assert rows[0] == ["round", "Ana", "Ben", "Cy", "Dee", "round winner"]
-    assert rows[1] == ["1", "0", "35", "12", "8", "Ben"]
-    assert rows[3] == ["total", "20", "35", "17", "68", ""]
+    rows = list(csv.DictReader(io.StringIO(resp.data.decode())))  # the summary's own writer
+    assert [r["round"] for r in rows] == ["1", "2", "total"]
+    assert rows[0]["went_out"] == "Ben" and rows[0]["Ben points"] == "35" and rows[1]["Dee total"] == "68"
+    assert [rows[2][f"{n} total"] for n in ("Ana", "Ben", "Cy", "Dee")] == ["20", "35", "17", "68"]
     dl = client.get("/api/scores.json")
     assert "attachment" in dl.headers["Content-Disposition"]
-    assert json.loads(dl.data)["scores"]["totals"] == [20, 35, 17, 68]
+    assert json.loads(dl.data)["scores"]["totals"] == {"Ana": 20, "Ben": 35, "Cy": 17, "Dee": 68}
 
 
 def test_log_filters_and_inferred_flag(client, service):

@@ -261,19 +261,27 @@ class FakeTableService:
         return [sum(r[i] for r in self.rounds) for i in range(n)]
 
     def scores(self) -> dict:
+        """The one scores shape (table.summary.MatchSummary as JSON), names as labels."""
+        from table.summary import MatchSummary
+
         with self._cond:
             names = self.names[: self.rules_config.players]
-            running, acc = [], [0] * len(names)
-            rounds = []
-            for i, pts in enumerate(self.rounds):
+            rounds, running, acc = [], [], [0] * len(names)
+            running = [{"round": 0, "entrant": i, "label": n, "total": 0} for i, n in enumerate(names)]
+            for r, pts in enumerate(self.rounds, 1):
                 acc = [a + p for a, p in zip(acc, pts, strict=True)]
-                running.append(list(acc))
-                rounds.append({"round": i + 1, "winner": pts.index(max(pts)), "points": pts})
-            totals = self.totals()
-            winners = [totals.index(max(totals))] if self.finished else []
+                rounds.append({"round": r, "winners": [names[pts.index(max(pts))]], "hand_points": {},
+                               "points": dict(zip(names, pts, strict=True)),
+                               "totals": dict(zip(names, acc, strict=True))})  # fmt: skip
+                running += [{"round": r, "entrant": i, "label": n, "total": t} for i, (n, t) in enumerate(zip(names, acc, strict=True))]
+            totals = dict(zip(names, self.totals(), strict=True))
+            winners = [max(totals, key=totals.get)] if self.finished else []
             sc = self.rules_config.scoring
-            return {"format": sc.format, "target": sc.target, "players": names, "rounds": rounds,
-                    "totals": totals, "running": running, "winners": winners, "finished": self.finished}  # fmt: skip
+            return MatchSummary.model_validate({
+                "format": sc.format, "target": sc.target, "teams": "none", "entrants": names, "rounds": rounds,
+                "totals": totals, "over": self.finished, "ended_by": "target" if self.finished else None,
+                "winners": winners, "losers": [], "running_totals": running,
+            }).model_dump(mode="json")  # fmt: skip
 
     def log_entries(self, *, seat: int | None, kind: str | None, limit: int) -> list[dict]:
         with self._cond:

@@ -16,9 +16,9 @@ from flask import Flask, Response, abort, jsonify, render_template, request, url
 from werkzeug.exceptions import HTTPException
 
 from table.errors import UnoTableError
+from table.summary import MatchSummary
 
 from . import auth, security, validate
-from .export import scores_csv
 from .qr import qr_svg
 from .replay import replay_bp
 from .service import CommandRejected, TableService
@@ -287,7 +287,8 @@ def create_app(
 
     @app.get("/api/scores.csv")
     def api_scores_csv():
-        resp = Response(scores_csv(service.scores()), mimetype="text/csv")
+        # the one CSV writer (table/summary.py): names, formula-safe cells
+        resp = Response(MatchSummary.model_validate(service.scores()).to_csv(), mimetype="text/csv")
         resp.headers["Content-Disposition"] = 'attachment; filename="uno-match.csv"'
         return resp
 

@@ -27,12 +27,16 @@ events: ``{"seq": int, "type": str, "payload": dict}``; a ``payload["text"]`` (o
 line) is shown as is when present. A ``"buzzer"`` event with ``payload["pattern"]`` is played by
 the virtual hardware panel.
 
-scores()::
+scores(): the one scores shape, ``table.summary.MatchSummary`` as JSON (its CSV is
+``MatchSummary.to_csv``)::
 
-    {"format": "standard", "target": 500, "players": ["Ana", "Ben"],   # names (or team names)
-     "rounds": [{"round": 1, "winner": 0, "points": [35, 0]}],         # points per player
-     "totals": [35, 0], "running": [[35, 0]],                          # running totals per round
-     "winners": [], "finished": False}
+    {"format": "standard", "target": 500, "teams": "none",
+     "entrants": ["Ana", "Ben"],                                        # names (or "Ana & Cy")
+     "rounds": [{"round": 1, "winners": ["Ana"], "hand_points": {"Ben": 35},
+                 "points": {"Ana": 35, "Ben": 0}, "totals": {"Ana": 35, "Ben": 0},
+                 "eliminated": [], "flags": []}],
+     "totals": {"Ana": 35, "Ben": 0}, "over": False, "ended_by": None,
+     "winners": [], "losers": [], "active": [], "ledger": {}, "running_totals": [...]}
 
 log_entries(): ``[{"seq", "kind", "seat", "inferred": bool, "text", "payload", "time"}]``.
 
@@ -52,8 +56,10 @@ hub, app/hub.py TableHub, implements them):
 ``{"kind": "new-match"}``. Host corrections are referee inputs: ``amend`` (correct a recognised
 card), ``undo`` (last input, or ``target`` to withdraw one entry: cancels the penalty it caused),
 ``host_penalty``, ``correct_count``, ``reveal`` (end-of-round hands: the referee scores them).
-Seat controllers send ``call_uno``, ``catch``, ``challenge``, ``draw``, ``pass``, ``colour``
-with their own seat (see web_ui/validate.py SEAT_ACTIONS).
+Seat controllers send ``call_uno``, ``catch``, ``challenge``, ``draw``, ``pass``, ``colour``,
+``spin`` (H13: no roll, no outcome; the table draws the roll) with their own seat (see
+web_ui/validate.py SEAT_ACTIONS). The snapshot's ``"wheel"`` (H13's segments, or None) and
+``"spin"`` (who spins, the outcome) feed the spin wheel.
 """
 
 from __future__ import annotations

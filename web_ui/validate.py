@@ -25,6 +25,7 @@ SEAT_ACTIONS = {
     "draw": {"kind": "draw"},
     "pass": {"kind": "pass"},
     "colour": {"kind": "colour"},
+    "spin": {"kind": "spin"},  # H13: spin the wheel; the table draws the roll, never the phone
 }
 GESTURES = ("press", "hold", "double")
 MAX_DEPTH = 6

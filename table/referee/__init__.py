@@ -42,11 +42,11 @@ from __future__ import annotations
 from typing import Any
 
 from table.referee.common import card_text, current_text, is_playable, next_seat
-from table.referee.core import advance, check_input, interpret_gesture, step
+from table.referee.core import advance, check_input, interpret_gesture, needs_roll, step
 from table.referee.house import may_jump_in, multi_play_ok, stack_reason, until_stop
 from table.referee.inference import draw_reach, reveal_owner
 from table.referee.scoring import awaiting_reveal, match_summary
-from table.referee.spin import SPIN_WHEEL, spin_wheel
+from table.referee.spin import SPIN_WHEEL, spin_wheel, wheel_segment, wheel_segments
 from table.referee.state import (
     CHALLENGE,
     COLOUR,
@@ -92,8 +92,8 @@ __all__ = [
     "PendingDraw", "Phase", "PhaseName", "Rules", "ScoreStatus", "SlapPress", "SpinOutcome", "SpinState",
     "StackCard", "State", "Window", "WindowKind", "advance", "awaiting_reveal", "card_text",
     "check_input", "current_text", "draw_reach", "interpret_gesture", "is_playable", "match_summary",
-    "may_jump_in", "multi_play_ok", "new_state", "next_seat", "reveal_owner", "snapshot", "spin_wheel",
-    "stack_reason", "step", "until_stop", "wild_draw4_allowed",
+    "may_jump_in", "multi_play_ok", "needs_roll", "new_state", "next_seat", "reveal_owner", "snapshot",
+    "spin_wheel", "stack_reason", "step", "until_stop", "wheel_segment", "wheel_segments", "wild_draw4_allowed",
 ]  # fmt: skip
 
 

@@ -11,6 +11,7 @@ gesture    state                                            meaning
 =========  ===============================================  ==================================
 press      the seat was told to draw 4 (challenge pending)  challenge the Wild Draw Four (W3)
 press      a Slap 9 / Silent 2 window is open (H10, H11)     a slap, else a sound
+press      the seat must spin the wheel (H13)               spin it (with the roll the app drew)
 press      otherwise                                        call UNO (U1; U3 late; U4 if false)
 double     any time in a round                              catch a player who missed UNO (U2,
                                                             U5 if wrong)
@@ -20,6 +21,10 @@ hold       the seat was told to draw 4                      accept the draw, no 
 hold       the seat's turn (or its spin's draw, H13)        pass (after drawing, P6)
 hold       otherwise                                        rejected: not that seat's turn
 =========  ===============================================  ==================================
+
+Randomness enters as an input: ``needs_roll`` tells the app when an input must carry a roll
+it drew (a spin of the wheel, H13), so the referee decides what a press means and the app
+only supplies the dice.
 """
 
 from __future__ import annotations
@@ -76,6 +81,9 @@ def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
             claimed = windows.window_press_for(state, seat, g.at)
             if claimed is not None:
                 return claimed
+        sp = state.spin
+        if state.phase == SPIN and sp is not None and sp.outcome is None and seat == sp.seat:
+            return Spin(roll=g.roll, seat=seat)  # H13: the seat that must spin presses: it spins
         return CallUno(seat=seat, at=g.at)
     if g.gesture == "double":
         return Catch(seat=seat, at=g.at)
@@ -87,6 +95,22 @@ def interpret_gesture(state: State, g: SeatGesture) -> Input | str:
     if state.phase in (PLAY, DRAWN, SPIN) and seat == state.turn:
         return Pass(seat=seat)
     return f"seat {seat} held (pass) but it is seat {state.turn}'s turn"
+
+
+def needs_roll(state: State, inp: Input) -> bool:
+    """Whether `inp` spins the wheel without a roll yet (H13): a ``Spin`` with neither
+    outcome nor roll by the seat that must spin now, or a press this state reads as the spin.
+    The app then draws the roll and sets ``inp.roll`` before it logs the input (a spin the
+    referee will refuse gets none)."""
+    if isinstance(inp, Spin):
+        sp = state.spin
+        return (
+            inp.outcome is None and inp.roll is None and state.phase == SPIN and sp is not None
+            and sp.outcome is None and inp.seat in (None, sp.seat)
+        )  # fmt: skip
+    if isinstance(inp, SeatGesture) and inp.roll is None and inp.gesture == "press" and state.phase == SPIN:
+        return isinstance(interpret_gesture(state, inp), Spin)
+    return False
 
 
 def check_input(state: State, inp: Input) -> None:
@@ -126,8 +150,12 @@ def check_input(state: State, inp: Input) -> None:
         if inp.colour not in COLOUR_OF_NAME:
             raise InputError(f"input 'colour': {inp.colour!r} is not red, yellow, green or blue")
     elif isinstance(inp, Spin):
-        if (inp.outcome == "draw-until-colour") != (inp.colour is not None):
+        if inp.outcome is not None and inp.roll is not None:
+            raise InputError("input 'spin': give the wheel's roll or its outcome, not both")
+        if inp.outcome is not None and (inp.outcome == "draw-until-colour") != (inp.colour is not None):
             raise InputError("input 'spin': colour: the draw-until-colour outcome needs a colour, the others none")
+        if inp.outcome is None and inp.colour is not None:
+            raise InputError("input 'spin': colour: only a stated draw-until-colour outcome names a colour")
     elif isinstance(inp, SeatGesture):
         if inp.gesture not in ("press", "double", "hold"):
             raise InputError(f"input 'gesture': {inp.gesture!r} is not press, double or hold")

@@ -2,10 +2,13 @@
 7 by default, since a standard deck has no spin symbol) make the player whose turn comes
 next spin a wheel instead of playing; the wheel's outcome is that turn.
 
-The referee is pure, so the wheel turns outside it: the dashboard's spinner (or the host)
-sends a ``Spin`` input with the outcome, ``spin_wheel(roll)`` maps a roll in [0, 1) to the
-wheel's segments for whoever spins it, and the host corrects a wrong outcome like any other
-log entry (amend). The outcomes are the three seed 003 names:
+The referee is pure, so the randomness comes in as an input: the seat spins (its phone's
+"Spin the wheel", a ``Spin`` with no outcome, or a press of its button, a ``SeatGesture``)
+and the app attaches a roll in [0, 1) that it drew (``core.needs_roll`` says when); the
+referee turns the roll into the wheel's segment here (``spin_wheel``), so the logged input
+replays to the same outcome. The host may instead state the outcome (``Spin(outcome=...)``)
+and corrects a wrong one like any other log entry (amend). ``SPIN_WHEEL`` is the wheel the
+dashboard draws (``wheel_segments``). The outcomes are the three seed 003 names:
 
 - ``draw-until-colour``: the seat draws until a card of the wheel's colour comes and keeps
   them all: ``Draw`` inputs (each card's face if known; the drawing ends on a card of the
@@ -35,10 +38,31 @@ SPIN_WHEEL: tuple[tuple[SpinOutcome, str | None], ...] = tuple(
 ) + ((SpinOutcome.DOWN_TO_TWO, None), (SpinOutcome.TRADE_HANDS, None))
 
 
+_SEGMENT_TEXT = {
+    SpinOutcome.DRAW_UNTIL_COLOUR: "draw until {colour}",
+    SpinOutcome.DOWN_TO_TWO: "down to two",
+    SpinOutcome.TRADE_HANDS: "trade hands",
+}
+
+
+def wheel_segment(roll: float) -> int:
+    """The index in ``SPIN_WHEEL`` of the segment a roll in [0, 1) lands on: segment i
+    spans [i/6, (i+1)/6) of the turn, clockwise from the pointer."""
+    return min(int(roll * len(SPIN_WHEEL)), len(SPIN_WHEEL) - 1)
+
+
 def spin_wheel(roll: float, seat: int | None = None) -> Spin:
-    """The ``Spin`` input for a roll in [0, 1) (the app's RNG, the simulator's seed)."""
-    outcome, colour = SPIN_WHEEL[min(int(roll * len(SPIN_WHEEL)), len(SPIN_WHEEL) - 1)]
+    """The wheel's outcome for a roll in [0, 1), as a stated ``Spin`` input."""
+    outcome, colour = SPIN_WHEEL[wheel_segment(roll)]
     return Spin(outcome=outcome.value, colour=colour, seat=seat)
+
+
+def wheel_segments() -> list[dict[str, str | None]]:
+    """The wheel as the dashboard draws it, in ``SPIN_WHEEL`` order (so the page never keeps
+    its own copy): ``[{"outcome", "colour", "text"}]``."""
+    return [
+        {"outcome": o.value, "colour": c, "text": _SEGMENT_TEXT[o].format(colour=c)} for o, c in SPIN_WHEEL
+    ]
 
 
 def _finish(s: State, seat: int, ev: list[Event]) -> None:
@@ -58,16 +82,20 @@ def spin(s: State, inp: Spin, ev: list[Event]) -> None:
     s.claimable = None  # the spin is this seat's turn: too late to claim the last card (H5)
     if s.exposed or s.caught:  # the spin is this seat's turn: the last UNO window closes (U2)
         close_uno_window(s, ev, seat)
-    outcome = SpinOutcome(inp.outcome)
-    ev.append(SpinResult(seat, outcome.value, inp.colour, inp.seat is None))
+    if inp.outcome is not None:  # stated by the host (or a physical wheel)
+        outcome, colour = SpinOutcome(inp.outcome), inp.colour
+    elif inp.roll is not None:  # spun at the table: the roll the app drew picks the segment
+        outcome, colour = SPIN_WHEEL[wheel_segment(inp.roll)]
+    else:
+        return reject(s, inp, seat, "the wheel needs a roll, drawn by the table, or an outcome (H13)", ev)
+    ev.append(SpinResult(seat, outcome.value, colour, inp.seat is None, roll=inp.roll))
     if outcome is SpinOutcome.TRADE_HANDS:
         rotate_hands(s, "H13", ev)
         return _finish(s, seat, ev)
     if outcome is SpinOutcome.DOWN_TO_TWO and s.hands[seat] <= 2:
         ev.append(Notice(seat, f"seat {seat} holds {s.hands[seat]} card(s): nothing to lay down (H13)"))
         return _finish(s, seat, ev)
-    colour = COLOUR_OF_NAME[inp.colour] if outcome is SpinOutcome.DRAW_UNTIL_COLOUR else -1
-    s.spin = SpinState(seat, outcome, colour)
+    s.spin = SpinState(seat, outcome, COLOUR_OF_NAME[colour] if outcome is SpinOutcome.DRAW_UNTIL_COLOUR else -1)
 
 
 def _waiting_for(sp: SpinState) -> str:

@@ -5,6 +5,12 @@
   const $ = (id) => document.getElementById(id);
   let entries = [];
   let seats = [];
+  // H13: the host may spin for the seat that must (the server draws the roll); a wrong
+  // outcome is corrected like any entry (Resolve a dispute: replace it with a stated spin)
+  const wheel = UNO.wheel.mount({
+    canSpin: (st) => (st.spin && !st.spin.outcome ? st.spin.seat : null),
+    spin: (seat) => command({ kind: "spin", seat }, "Wheel spun").then(loadEntries).catch(() => {}),
+  });
 
   function fillSeats(st) {
     const list = st.seats || [];
@@ -35,6 +41,7 @@
     $("h-turn").textContent = seatName(st, st.turn);
     fillSeats(st);
     renderReveal(st);
+    wheel.render(st);
   }
 
   function entryLabel(e) {
@@ -145,6 +152,9 @@
   UNO.live({
     snapshot: (st) => { renderState(st); loadEntries(); },
     state: renderState,
-    event: () => { if (!timer) timer = setTimeout(() => { timer = null; loadEntries(); }, 300); }, // throttle, never starve
+    event: (ev) => {
+      wheel.event(ev);
+      if (!timer) timer = setTimeout(() => { timer = null; loadEntries(); }, 300); // throttle, never starve
+    },
   });
 })();

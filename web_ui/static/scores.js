@@ -1,4 +1,6 @@
-/* Scores page: per-round table, totals, winner and a running-totals chart in inline SVG. */
+/* Scores page: per-round table, totals, winner and a running-totals chart in inline SVG.
+   It reads the one scores shape, table.summary.MatchSummary as JSON: entrants by name (or
+   team), rounds with points and running totals keyed by entrant. */
 "use strict";
 (() => {
   const { el, show, api, live } = UNO;
@@ -16,14 +18,17 @@
     return n;
   }
 
+  const entrants = (sc) => sc.entrants || [];
+  const running = (sc) => (sc.rounds || []).map((r) => entrants(sc).map((e) => (r.totals || {})[e] || 0));
+
   function chart(sc) {
     const box = $("chart");
-    const running = sc.running || [];
-    const players = sc.players || [];
-    if (!running.length) { box.replaceChildren(el("p", { class: "muted", text: "No round scored yet." })); $("legend").replaceChildren(); return; }
+    const players = entrants(sc);
+    const rows = running(sc);
+    if (!rows.length) { box.replaceChildren(el("p", { class: "muted", text: "No round scored yet." })); $("legend").replaceChildren(); return; }
     const W = 360, H = 220, L = 40, R = 10, T = 14, B = 28;
-    const maxY = Math.max(1, sc.target || 0, ...running.flat());
-    const x = (i) => L + (running.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (running.length - 1));
+    const maxY = Math.max(1, sc.target || 0, ...rows.flat());
+    const x = (i) => L + (rows.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (rows.length - 1));
     const y = (v) => T + (H - T - B) * (1 - v / maxY);
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", role: "img", "aria-labelledby": "chart-title" });
     root.append(svg("title", { id: "chart-title" }, "Running totals per round"));
@@ -33,12 +38,12 @@
       root.append(svg("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end", class: "axis" }, String(v)));
     }
     if (sc.target) root.append(svg("line", { x1: L, x2: W - R, y1: y(sc.target), y2: y(sc.target), class: "target-line" }));
-    running.forEach((_, i) => root.append(svg("text", { x: x(i), y: H - 8, "text-anchor": "middle", class: "axis" }, `R${i + 1}`)));
+    rows.forEach((_, i) => root.append(svg("text", { x: x(i), y: H - 8, "text-anchor": "middle", class: "axis" }, `R${i + 1}`)));
     players.forEach((name, p) => {
       const [stroke, dash] = LINES[p % LINES.length];
-      const pts = running.map((row, i) => `${x(i)},${y(row[p] || 0)}`).join(" ");
+      const pts = rows.map((row, i) => `${x(i)},${y(row[p] || 0)}`).join(" ");
       const line = svg("polyline", { points: pts, fill: "none", stroke, "stroke-width": 2.5, "stroke-dasharray": dash, class: "series", "data-player": name });
-      line.append(svg("title", {}, `${name}: ${running.map((r) => r[p]).join(", ")}`));
+      line.append(svg("title", {}, `${name}: ${rows.map((r) => r[p]).join(", ")}`));
       root.append(line);
     });
     box.replaceChildren(root);
@@ -46,22 +51,22 @@
       const [stroke, dash] = LINES[p % LINES.length];
       const sw = svg("svg", { width: 28, height: 10, "aria-hidden": "true" });
       sw.append(svg("line", { x1: 0, x2: 28, y1: 5, y2: 5, stroke, "stroke-width": 3, "stroke-dasharray": dash }));
-      return el("li", {}, sw, ` ${name}: ${show((sc.totals || [])[p])}`);
+      return el("li", {}, sw, ` ${name}: ${show((sc.totals || {})[name])}`);
     }));
   }
 
   function table(sc) {
     const t = $("score-table");
-    const players = sc.players || [];
-    t.tHead.replaceChildren(el("tr", {}, el("th", { text: "Round" }), ...players.map((p) => el("th", { text: p })), el("th", { text: "Winner" })));
+    const players = entrants(sc);
+    t.tHead.replaceChildren(el("tr", {}, el("th", { text: "Round" }), ...players.map((p) => el("th", { text: p })), el("th", { text: "Went out" })));
     t.tBodies[0].replaceChildren(...(sc.rounds || []).map((r) => el("tr", {},
-      el("td", { text: show(r.round) }), ...players.map((_, i) => el("td", { text: show((r.points || [])[i]) })),
-      el("td", { text: show(players[r.winner]) }))));
-    t.tFoot.replaceChildren(el("tr", {}, el("th", { text: "Total" }), ...players.map((_, i) => el("th", { text: show((sc.totals || [])[i]) })), el("th", {})));
+      el("td", { text: show(r.round) }), ...players.map((p) => el("td", { text: show((r.points || {})[p]) })),
+      el("td", { text: show((r.winners || []).join(", ")) }))));
+    t.tFoot.replaceChildren(el("tr", {}, el("th", { text: "Total" }), ...players.map((p) => el("th", { text: show((sc.totals || {})[p]) })), el("th", {})));
     $("format").textContent = `Format: ${show(sc.format)} · target ${show(sc.target)} · ${(sc.rounds || []).length} round(s) played`;
     const w = $("winner");
-    w.hidden = !(sc.winners && sc.winners.length);
-    w.textContent = w.hidden ? "" : `Winner: ${sc.winners.map((i) => players[i]).join(" & ")}`;
+    w.hidden = !(sc.over && sc.winners && sc.winners.length);
+    w.textContent = w.hidden ? "" : `Winner: ${sc.winners.join(" & ")}`;
   }
 
   async function load() {

@@ -4,6 +4,7 @@
   const { el, show, cardEl, live, eventText, seatName } = UNO;
   const $ = (id) => document.getElementById(id);
   const MAX_EVENTS = 40;
+  const wheel = UNO.wheel.mount(); // H13: shown while a seat spins; this page only watches
 
   function render(st) {
     const colour = st.current_colour;
@@ -20,6 +21,7 @@
     const a = st.awaiting || {};
     if (has(a.challenge)) waits.push(`${seatName(st, a.challenge)} may challenge the Wild Draw Four or accept it`);
     if (a.reveal && a.reveal.length) waits.push(`reveal hands: ${a.reveal.map((x) => seatName(st, x)).join(", ")}`);
+    if (has(a.spin)) waits.push(`${seatName(st, a.spin)} must spin the wheel`);
     if (a.starter) waits.push("turn up the first card");
     if (a.dealer_draw && a.dealer_draw.length) waits.push(`draw for dealer: ${a.dealer_draw.map((x) => seatName(st, x)).join(", ")}`);
     const aw = $("awaiting");
@@ -50,6 +52,7 @@
         v.entry && UNO.replay ? [" ", UNO.replay.button(v.entry)] : null)));
     const m = st.match || {};
     $("match-info").textContent = `Round ${show(m.round)} · ${show(m.format)} to ${show(m.target)} · rules: ${show(m.preset)}`;
+    wheel.render(st);
   }
 
   function addEvent(ev, older) {
@@ -71,5 +74,5 @@
     } catch (e) { /* the live feed still works; history is a nicety */ }
   }
 
-  live({ snapshot: (st) => { render(st); backfill(st); }, state: render, event: (ev) => addEvent(ev, false) });
+  live({ snapshot: (st) => { render(st); backfill(st); }, state: render, event: (ev) => { addEvent(ev, false); wheel.event(ev); } });
 })();
