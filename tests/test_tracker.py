@@ -400,6 +400,17 @@ def test_a_box_far_smaller_than_a_card_is_a_part_of_one_not_a_card():
     assert played(obs) == [["green-2"]]
 
 
+def test_a_faint_box_twice_a_card_read_on_the_bare_pile_does_not_make_cards_look_small():
+    """The mat's printed discard field, boxed by the detector and named faintly (a green 1 at
+    0.41) frame after frame before the first play, taught the tracker that cards are twice
+    their size: the first real cards were then dropped as parts of one (seed 3, plays 1-2)."""
+    s = Scene()
+    cx, cy = s.centre("discard")
+    field = reading("green-1", Scene.quad(cx, cy, 0, w=80, h=124), conf=0.41)
+    s.run(40, dets=[field])
+    assert played(s.play(("blue-skip", cx, cy, 0)) + s.run(12)) == [["blue-skip"]]
+
+
 def test_a_twin_laid_beside_its_face_is_new_even_if_boxed_a_little_small():
     s = Scene()
     cx, cy = s.centre("discard")

@@ -262,9 +262,14 @@ class DiscardTracker:
     def _card_sized(self, dets: list[CardDetection]) -> list[CardDetection]:
         """Cards on a flat table are all one size. A much smaller box is a part of a card
         (the corner index of one mostly covered by newer cards), not a card of its own; the
-        detector's boxes of partly covered cards are whole (it learnt whole cards)."""
+        detector's boxes of partly covered cards are whole (it learnt whole cards).
+        The size is learnt only from readings sure enough to become facts: on a bare mat the
+        detector boxes the printed discard field (twice a card) and a classifier may name it
+        faintly, again and again, until every real card looked like a part of one."""
         sizes = [pose_of(d).size for d in dets]
-        self._sizes.extend(sizes)
+        self._sizes.extend(
+            size for d, size in zip(dets, sizes, strict=True) if d.confidence >= self.cfg.min_median_confidence
+        )
         if len(self._sizes) < 20:
             return dets
         least = 0.6 * median(self._sizes)
