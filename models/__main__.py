@@ -7,6 +7,7 @@ Verbs (each has its own --help):
   train-classifier  train the 55-way face classifier on rendered crops
   export            write models/card_detector.onnx and models/card_classifier.onnx
   evaluate          real photos, unseen renders, synthetic mAP, ms per stage
+  deck-proof        the figures of `uno-table deck` (model card, "Deck enrolment")
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ VERBS = {
     "train-classifier": "models.train_classifier",
     "export": "models.export",
     "evaluate": "models.evaluate",
+    "deck-proof": "models.deck_proof",
 }
 
 

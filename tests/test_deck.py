@@ -124,6 +124,19 @@ def test_learn_fit_detect_end_to_end(small_deck, tmp_path, capsys):
     assert right >= len(SMALL) - 1, got
 
 
+def test_the_proof_reads_new_photos_at_their_true_outlines(small_deck, data):
+    """`python -m models deck-proof true-boxes`: the classifier alone on a deck's new photos."""
+    from models.deck_proof import _write_photos, run_true_boxes
+
+    with pytest.raises(SystemExit, match="no new photos"):
+        run_true_boxes("small")
+    shots = layout_photos(deck_cards(LOOK, 300, faces=SMALL), photos=1, size=(1280, 960), seed=13, cast=LOOK.cast)
+    _write_photos(shots, data / "deck-proof" / "small", "test1-")
+    r = run_true_boxes("small")
+    assert r["deck"] == "small" and r["cards"] == len(SMALL)
+    assert r["fitted"]["right"] >= max(r["generic"]["right"], len(SMALL) - 1), r
+
+
 def test_deck_list_show_and_remove(small_deck, capsys, data):
     assert _cli("deck", "list", "--json") == 0
     listing = json.loads(capsys.readouterr().out)

@@ -1,15 +1,15 @@
 """The figures of `uno-table deck` (models/README.md, "Deck enrolment"): before and after.
 
-    python -m vision.decks.proof render --look party --seed 1 --json
+    python -m models.deck_proof render --look party --seed 1 --json
         a rendered deck the generic model never saw: enrolment photos (2 photos of the 54
         faces laid out) -> `deck learn` (names: the classifier alone vs the assignment) ->
         the host's corrections from the truth (counted) -> `deck fit` (timed) -> top-1 on
         new photos of the same deck (other layouts, angles, focus, distance; never enrolled),
         generic vs fitted, and on the shared real photo sets.
-    python -m vision.decks.proof set real-cards-mit --json
+    python -m models.deck_proof set real-cards-mit --json
         a shared set with several photos of some faces: the first photo of each face
         enrolled (re-photographed in two layouts), every other photo tested (never enrolled).
-    python -m vision.decks.proof mit2 --json
+    python -m models.deck_proof mit2 --json
         real-cards-2010s-mit2 (52 photos, one per coloured face, warm light; no wilds):
         A. two folds by face: enrol the photos of half the faces of each colour, test on the
            photos of the other half (faces never enrolled: only the light's colours carry
@@ -19,6 +19,14 @@
            were enrolled (re-photographed), so B shows the fit on its own cards, not a
            hold-out.
 
+    python -m models.deck_proof fit-stages proof-party-s1 --json
+        the deck fitted again (the same settings give the same classifier), each stage timed.
+    python -m models.deck_proof true-boxes proof-party-s1 --json
+        the classifier alone on the new photos of a `render` run, each card cut at its true
+        outline (what a tight box gives), generic vs fitted: apart from the detector's boxes
+        on whole photos, where a card is 40-50 px long at the detector's 320 px input.
+
+An evaluation script (floor 3): nothing in the runtime imports it.
 Deck looks: `DESIGN[+wear][@CAST]` (vision.decks.looks). Writes decks named `proof-...`
 into the data dir and the photos into data/deck-proof/.
 """
@@ -38,13 +46,14 @@ import numpy as np
 from vision.decks import store
 from vision.decks.looks import DeckLook, deck_cards, layout_photos
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+_REPO = Path(__file__).resolve().parents[1]
+SHARED = _REPO.parent / "shared" / "data"
 
 
 def shared_dir() -> Path:
     import os
 
-    for p in (os.environ.get("UNO_TABLE_SHARED_DATA"), "/work/shared/data", SHARED):
+    for p in (os.environ.get("UNO_TABLE_SHARED_DATA"), SHARED, _REPO / "shared" / "data", "/work/shared/data"):
         if p and Path(p).is_dir():
             return Path(p)
     return SHARED
@@ -260,6 +269,7 @@ def _enrol_from(name: str, cards, out: Path, seed: int, fit_settings, progress: 
     if store.deck_dir(name, must_exist=False).joinpath(store.CARDS_FILE).is_file():
         names = [p.name for p in paths]
         res["naming_assignment_right"] = naming_figures(name, truth, names)["assignment_right"]
+        res["naming_classifier_alone_right"] = _alone_right(name, truth, names)
         res["host_corrections"] = correct_from_truth(name, truth, names)
         profile = fit(name, fit_settings, allow_missing=True, progress=progress)
         res["fit_seconds"] = profile["fit_seconds"]
@@ -375,8 +385,58 @@ def run_mit2(fit_settings=None, progress: bool = False) -> dict:
     return result
 
 
+def run_true_boxes(name: str) -> dict:
+    """Top-1 of the generic and the deck's classifier on the new photos of `render` (their
+    truth files), each card cut at its true outline: the classifier without the detector."""
+    from vision.crops import CLASSES, crop_from_quad, order_portrait
+    from vision.decks.learn import classifier_input, session
+
+    folder = Path(store.decks_root()).parent / "deck-proof" / name
+    crops, labels = [], []
+    for truth in sorted(folder.glob("test*-truth.csv")):
+        images: dict[str, np.ndarray] = {}
+        for r in csv.DictReader(truth.open()):
+            img = images.setdefault(r["image"], cv2.imread(str(folder / r["image"])))
+            quad = np.float32([float(v) for v in r["quad"].split()]).reshape(4, 2)
+            crops.append(crop_from_quad(img, order_portrait(quad)))
+            labels.append(r["card"])
+    if not crops:
+        raise SystemExit(f"no new photos in {folder}: run `python -m models.deck_proof render` first")
+    x = classifier_input(crops)
+    out = {"deck": name, "cards": len(crops)}
+    for key, path in (("generic", store.generic_classifier_path()), ("fitted", store.deck_classifier(name))):
+        sess = session(path)
+        z = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+        names = [CLASSES[int(i)] for i in z.argmax(axis=1)]
+        wrong = [f"{t}->{p}" for t, p in zip(labels, names, strict=True) if t != p]
+        out[key] = {"right": len(crops) - len(wrong), "top1": round(1 - len(wrong) / len(crops), 4),
+                    "wrong": wrong[:20]}
+    return out
+
+
+def run_fit_stages(name: str, fit_settings=None) -> dict:
+    """Fit deck NAME again (the same settings give the same classifier) and time each stage:
+    wall and CPU seconds (for scaling the fit to a Raspberry Pi)."""
+    from vision.decks.fit import fit
+
+    marks: list[tuple[str, float, float]] = []
+
+    def stage(text, done, total):
+        if not marks or marks[-1][0] != text:
+            marks.append((text, time.perf_counter(), time.process_time()))
+
+    t0 = time.perf_counter()
+    profile = fit(name, fit_settings, progress=False, callback=stage)
+    marks.append(("", time.perf_counter(), time.process_time()))
+    stages = {a[0]: {"wall_s": round(b[1] - a[1], 1), "cpu_s": round(b[2] - a[2], 1)}
+              for a, b in zip(marks[:-1], marks[1:], strict=True)}
+    return {"deck": name, "fit_seconds": profile["fit_seconds"], "fit_cpu_seconds": profile["fit_cpu_seconds"],
+            "before_the_first_stage_s": round(marks[0][1] - t0, 1), "stages": stages,
+            "note": "the last stage (fit) includes writing and checking the deck's ONNX"}
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.decks.proof", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m models deck-proof", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="what", required=True)
     r = sub.add_parser("render", help="a rendered deck: learn, fit, test on new photos")
     r.add_argument("--look", default="party", help="DESIGN[+wear][@CAST], e.g. party, 2010s+wear@tungsten")
@@ -387,7 +447,12 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("mit2", help="real-cards-2010s-mit2: two folds by face, and all re-photographed")
     t = sub.add_parser("set", help="a shared set with several photos of some faces: enrol one, test the others")
     t.add_argument("set_name", metavar="SET", help="real-cards-mit or real-cards-classic-apache")
-    for p in (r, m, t):
+    b = sub.add_parser("true-boxes", help="the classifier alone on a render run's new photos, cut at the true outlines")
+    b.add_argument("deck", help="a deck written by `render`, e.g. proof-party-s1")
+    b.add_argument("--json", action="store_true")
+    f = sub.add_parser("fit-stages", help="fit a deck again, timing each stage")
+    f.add_argument("deck", help="a learnt deck, e.g. proof-party-s1")
+    for p in (r, m, t, f):
         p.add_argument("--fast", action="store_true", help="a quick fit (tests)")
         p.add_argument("--per-card", type=int, help="training augmentations per card (default: deck fit's)")
         p.add_argument("--scenes", type=int, help="detector scenes per card (default: deck fit's)")
@@ -395,13 +460,19 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--progress", action="store_true", help="the fit's progress bar")
         p.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    if args.what == "true-boxes":
+        result = run_true_boxes(args.deck)
+        print(json.dumps(result) if args.json else json.dumps(result, indent=1))
+        return 0
     from vision.decks.fit import FitSettings
 
     settings = FitSettings.fast() if args.fast else FitSettings()
     for k in ("per_card", "scenes", "held_back"):
         if getattr(args, k) is not None:
             setattr(settings, k, getattr(args, k))
-    if args.what == "render":
+    if args.what == "fit-stages":
+        result = run_fit_stages(args.deck, settings)
+    elif args.what == "render":
         result = run_render(DeckLook.parse(args.look, seed=args.seed), args.photos, args.test_sets, settings,
                             shared=not args.no_shared, progress=args.progress)
     elif args.what == "set":
@@ -416,4 +487,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["colour_only", "run_mit2", "run_render", "run_set"]
+__all__ = ["colour_only", "run_mit2", "run_render", "run_fit_stages", "run_set", "run_true_boxes"]
