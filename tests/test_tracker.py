@@ -429,3 +429,32 @@ def test_a_card_the_leaving_hand_hid_at_first_is_still_reported():
     obs += s.run(10)
     assert played(obs) == [["red-9"]]
     assert played(s.run(20)) == []
+
+
+def test_a_long_row_laid_card_by_card_is_revealed_whole_though_each_card_ends_up_hidden():
+    """Issue 19: fourteen cards in one row of the reveal zone, each laid over the one before
+    so that only a strip of every card but the last shows, too little to read. Each card
+    is read while it is the top card; the hand is the cards laid, not the cards that show
+    now. The same face twice side by side stays two cards; a sweep empties the zone."""
+    s = Scene()
+    x0, _, x1, _ = s.zones["reveal"].bounds()
+    ry = s.centre("reveal")[1]
+    faces = ["red-1", "red-1", "wild", "green-skip", "blue-7", "yellow-draw2", "red-reverse",
+             "wild-draw4", "green-0", "blue-9", "yellow-3", "blue-9", "red-5", "green-8"]
+    step = 14.0  # each card under the next shows 35% of its width (cards are 40 px wide)
+    assert x0 + 25 + step * len(faces) < x1
+    s.run(3)
+    obs = []
+    for i, face in enumerate(faces):
+        card = (face, x0 + 25 + i * step, ry, float((-1) ** i))
+        obs += s.run(3, hand=(card[1], ry), dets=[])  # the hand lays it and leaves
+        s.cards.append(card)
+        obs += s.run(2, dets=s.detections(visible=[card]))  # two clear frames: the top card
+    obs += s.run(8, dets=s.detections(visible=[s.cards[-1]]))
+    reveals = [sorted(c.card for c in o.cards) for o in obs if isinstance(o, CardsRevealed)]
+    assert reveals and reveals[-1] == sorted(faces)
+    last = [o for o in obs if isinstance(o, CardsRevealed)][-1]
+    assert [c.card for c in last.cards] == faces  # left to right, as laid
+    s.cards.clear()
+    obs = s.run(8, dets=[])
+    assert [sorted(c.card for c in o.cards) for o in obs if isinstance(o, CardsRevealed)] == [[]]
