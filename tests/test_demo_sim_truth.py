@@ -1,7 +1,8 @@
 """With the stand-in detector that reads the simulator's truth, the table's referee must
 equal the truth: every mismatch is a tracker or driver bug, not a reading error. Seed 3 lost a
-red 9 that the withdrawing hand still half hid in the first clear frames (issue 19); the
-20-seed figure is in the report of that issue
+red 9 that the withdrawing hand still half hid in the first clear frames (issue 19), and 12
+of 20 seeds missed a revealed hand of 8-19 cards laid in one row; the 20-seed figure is in
+the report of that issue
 (`uno-table demo --headless --rounds 1 --seed S --detector sim-truth --json`, S = 0..19)."""
 
 from __future__ import annotations
