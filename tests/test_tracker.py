@@ -501,3 +501,28 @@ def test_a_card_boxed_small_on_the_top_card_is_a_new_card_a_one_frame_misread_is
     obs += s.step(dets=[reading("red-5", small.quad)])
     obs += s.run(8, dets=[small])
     assert not _revealed(obs)  # nothing changed
+
+
+def test_the_next_hand_laid_right_after_a_sweep_starts_on_a_bare_zone():
+    """Cards remembered under others must not outlive a sweep: the place of each changed, so
+    two clear frames later they are gone, even when the next hand's first card comes at once
+    and lies where the old ones lay."""
+    s = Scene()
+    rx, ry = s.centre("reveal")
+    old = [("red-1", rx - 14, ry, 0.0), ("wild", rx, ry, 0.0), ("green-skip", rx + 14, ry, 0.0)]
+    s.run(3)
+    obs = []
+    for card in old:
+        obs += s.run(3, hand=(card[1], ry), dets=[])
+        s.cards.append(card)
+        obs += s.run(3, dets=s.detections(visible=[card]))
+    obs += s.run(5, dets=s.detections(visible=[old[-1]]))
+    assert _revealed(obs)[-1] == ["green-skip", "red-1", "wild"]
+    obs = s.run(3, hand=(rx, ry), dets=[])  # swept
+    s.cards.clear()
+    obs += s.run(2, dets=[])
+    new = ("blue-4", rx - 10, ry, 0.0)
+    obs += s.run(3, hand=(rx - 10, ry), dets=[])
+    s.cards.append(new)
+    obs += s.run(6, dets=s.detections(visible=[new]))
+    assert _revealed(obs)[-1] == ["blue-4"]

@@ -505,6 +505,11 @@ _NEAR = 0.4
 # A card not seen in a clear frame is still there when this much of it lies under cards laid
 # after it that are still there themselves.
 _UNDER = 0.25
+# A card not read and not under others is still there while its place looks as it did when it
+# last was (the detector missed it): under this share of its pixels changed. Where it changed
+# in this many clear frames in a row, it was taken away (the zone swept).
+_STILL = 0.2
+_GONE = 2
 
 
 @dataclass
@@ -518,6 +523,7 @@ class _Laid:
     confidences: dict[str, list[float]] = field(default_factory=dict)
     absent: int = 0  # clear frames in a row it was neither seen nor under cards still there
     read_since_visit: bool = False  # its face read since a hand last came over the zone
+    snapshot: np.ndarray | None = None  # grey of its place (monitor scale) when last there
     rivals: dict[str, list[CardDetection]] = field(default_factory=dict)  # other faces read there since
 
     @property
@@ -541,9 +547,11 @@ class RevealTracker:
     """The cards laid face up in the reveal zone. A hand is laid card by card, each on top of
     the ones before; in a long row every card ends up mostly under the next, past reading. So
     each card is read while it shows (as the top card, in the clear frames between two
-    cards), and it stays laid while it is seen or while a good part of it lies under cards
-    laid after it that are still there; a card whose place is bare for `reveal_frames` clear
-    frames was taken away (the zone swept). The set of cards laid is reported when it holds
+    cards), and it stays laid while it is seen, while a good part of it lies under cards laid
+    after it that are still there, or while its place looks as it did (the detector missed
+    it); a card whose place changed in two clear frames in a row, or in the last clear frame
+    before a hand came, was taken away (the zone swept), so the next hand laid there starts
+    on a bare zone however soon it comes. The set of cards laid is reported when it holds
     for `reveal_frames` clear frames and differs from the last report."""
 
     def __init__(self, config: TrackerConfig):
@@ -631,8 +639,13 @@ class RevealTracker:
         self.laid[-1].add(d)
         seen.add(len(self.laid) - 1)
 
-    def update(self, number: int, timestamp: float, dets: list[CardDetection], covered: bool):
+    def update(
+        self, number: int, timestamp: float, dets: list[CardDetection], covered: bool,
+        features: FrameFeatures | None = None,
+    ):
         if covered:
+            if self.history:  # a hand comes: a card whose place was bare just before is gone
+                self.laid = [c for c in self.laid if c.absent == 0]
             self.history.clear()
             for laid in self.laid:
                 laid.read_since_visit = False
@@ -640,16 +653,27 @@ class RevealTracker:
             return None
         faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)]
         seen = self._match(faces)
-        # Top down: a card is still there when seen, or under cards laid later still there.
+        # Top down: a card is still there when seen, or under cards laid later still there,
+        # or where its place did not change.
         there: list[np.ndarray] = []
+        grey = features.grey if features is not None else None
         for j in reversed(range(len(self.laid))):
             laid = self.laid[j]
+            x0, y0 = laid.quad.min(axis=0)
+            x1, y1 = laid.quad.max(axis=0)
+            crop = _crop(grey, (x0, y0, x1, y1), features.scale) if features is not None else None
+            now = grey[crop] if crop is not None else None
             if j in seen or _covered_share(laid.quad, there) >= _UNDER:
+                laid.absent, laid.snapshot = 0, now
+                there.append(laid.quad)
+            elif (now is not None and laid.snapshot is not None and now.shape == laid.snapshot.shape
+                  and changed_share(now, laid.snapshot) < _STILL):
                 laid.absent = 0
                 there.append(laid.quad)
             else:
                 laid.absent += 1
-        self.laid = [c for c in self.laid if c.absent < self.cfg.reveal_frames]
+        gone = _GONE if grey is not None else self.cfg.reveal_frames
+        self.laid = [c for c in self.laid if c.absent < gone]
         key = tuple(sorted(c.card for c in self.laid))
         self.history.append(key)
         if len(self.history) < self.cfg.reveal_frames:
@@ -714,7 +738,7 @@ class TableTracker:
             if played is not None:
                 out.append(played)
         if "reveal" in act:
-            r = self.reveal.update(number, timestamp, by_zone["reveal"], act["reveal"].covered)
+            r = self.reveal.update(number, timestamp, by_zone["reveal"], act["reveal"].covered, f)
             if r is not None:
                 out.append(r)
         tips = None
