@@ -549,9 +549,11 @@ class RevealTracker:
     each card is read while it shows (as the top card, in the clear frames between two
     cards), and it stays laid while it is seen, while a good part of it lies under cards laid
     after it that are still there, or while its place looks as it did (the detector missed
-    it); a card whose place changed in two clear frames in a row, or in the last clear frame
-    before a hand came, was taken away (the zone swept), so the next hand laid there starts
-    on a bare zone however soon it comes. The set of cards laid is reported when it holds
+    it, or it lies under a card just laid and not read yet); a card whose place looks bare
+    (as the zone did before anything was laid) in two clear frames in a row, or in the last
+    clear frame before a hand came, was taken away (the zone swept), so the next hand laid
+    there starts on a bare zone however soon it comes. Readings while a hand is over the
+    zone count as readings of cards laid before that they lie inside, never as new cards. The set of cards laid is reported when it holds
     for `reveal_frames` clear frames and differs from the last report."""
 
     def __init__(self, config: TrackerConfig):
@@ -559,6 +561,8 @@ class RevealTracker:
         self.laid: list[_Laid] = []  # bottom to top: in the order they were laid
         self.history: deque[tuple[str, ...]] = deque(maxlen=config.reveal_frames)
         self.reported: tuple[str, ...] | None = ()
+        self.bare: np.ndarray | None = None  # grey of the frame (monitor scale) with the zone bare
+        self.under_hand: list[CardDetection] = []  # readings of no card laid, this hand's visit
 
     def _match(self, faces: list[CardDetection]) -> set[int]:
         """Each reading to the card laid before that it reads, or a new card; the indexes of
@@ -608,6 +612,24 @@ class RevealTracker:
                 self._lay(faces[i], quads[i], seen)
         return seen
 
+    def _vote(self, faces: list[CardDetection]) -> None:
+        """Readings while a hand is over the zone count only as readings of cards laid before
+        that they lie inside, or of the card this hand is laying once it is found (a card is
+        read as the withdrawing hand uncovers it, not only in the clear frames before the next
+        hand comes)."""
+        used: set[int] = set()
+        for d in faces:
+            q = _quad_of(d)
+            for same_face in (True, False):
+                j = next((j for j in reversed(range(len(self.laid))) if j not in used
+                          and (self.laid[j].card == d.card) == same_face and _inside(q, self.laid[j].quad) >= _SAME_CARD), None)  # fmt: skip
+                if j is not None:
+                    self.laid[j].add(d)
+                    used.add(j)
+                    break
+            else:
+                self.under_hand.append(d)
+
     def _read(self, j: int, d: CardDetection, same_face: bool, seen: set[int]) -> None:
         """A reading inside the card laid `j`th. Another face read where the top card lies,
         after a hand came by and before its own face is read again, may be a card just laid on
@@ -638,20 +660,32 @@ class RevealTracker:
         self.laid.append(_Laid(q, d, read_since_visit=True))
         self.laid[-1].add(d)
         seen.add(len(self.laid) - 1)
+        rest = []
+        for r in self.under_hand:  # read as the hand that laid it left
+            if _inside(_quad_of(r), q) >= _SAME_CARD:
+                self.laid[-1].add(r)
+            else:
+                rest.append(r)
+        self.under_hand = rest
 
     def update(
         self, number: int, timestamp: float, dets: list[CardDetection], covered: bool,
         features: FrameFeatures | None = None,
     ):
+        faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)]
         if covered:
             if self.history:  # a hand comes: a card whose place was bare just before is gone
                 self.laid = [c for c in self.laid if c.absent == 0]
+                self.under_hand = []
             self.history.clear()
             for laid in self.laid:
                 laid.read_since_visit = False
                 laid.rivals.clear()
+            self._vote(faces)
             return None
-        faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)]
+        if (features is not None and not self.laid and not faces and len(self.history) == self.cfg.reveal_frames
+                and not any(self.history)):  # fmt: skip
+            self.bare = features.grey  # nothing laid nor read for a while (not a card missed once)
         seen = self._match(faces)
         # Top down: a card is still there when seen, or under cards laid later still there,
         # or where its place did not change.
@@ -670,8 +704,11 @@ class RevealTracker:
                   and changed_share(now, laid.snapshot) < _STILL):
                 laid.absent = 0
                 there.append(laid.quad)
+            elif now is not None and self.bare is not None and self.bare.shape == grey.shape and (
+                    changed_share(now, self.bare[crop]) >= _STILL):
+                there.append(laid.quad)  # something else lies there now, not read yet
             else:
-                laid.absent += 1
+                laid.absent += 1  # its place is bare
         gone = _GONE if grey is not None else self.cfg.reveal_frames
         self.laid = [c for c in self.laid if c.absent < gone]
         key = tuple(sorted(c.card for c in self.laid))
