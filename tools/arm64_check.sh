@@ -27,8 +27,10 @@
 #      with exit code 0 or 130 and no traceback or abort, on this slow emulated CPU.
 # Each step prints its wall time and result; a summary closes the log.
 #
-# Needs root, about 2 GB under data/arm64 (gitignored) and an hour or two on two shared cores
-# (python3 -m venv alone, its ensurepip under emulation, took 35 min on a loaded machine).
+# Needs root, about 2 GB under data/arm64 (gitignored) and an hour or two on two shared cores:
+# measured at nice 19 beside other work, debootstrap 78 min, the README's install block 3 min
+# (python3 -m venv included; 35 min once on a machine at load 25), detect on 70 photos 4 min,
+# the two-player demo 11 min.
 # Too slow for CI: run it before a release and paste its summary into the release note.
 #
 # Two things the emulation needs that a Pi does not:
