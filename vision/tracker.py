@@ -15,14 +15,15 @@ card. New cards found together after one visit of a hand are one observation (a
 multi-play). A card laid in the visit that the withdrawing hand still half hid in the first
 clear frames is waited for (a window more at most) before the pile settles without it.
 
-Reveal zone: the multiset of faces there, reported when it holds for a few clear frames and
-differs from the last report. Draw pile: a hand that stayed in the draw zone for a few frames
+Reveal zone: the cards laid there, each read while it shows (a long row hides most of every
+card but the last under the next one), reported when the set holds for a few clear frames
+and differs from the last report. Draw pile: a hand that stayed in the draw zone for a few frames
 and left is a likely draw (inferred)."""
 
 from __future__ import annotations
 
 import math
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field
 from statistics import median
 
@@ -456,40 +457,273 @@ def _plausible_reveal(d: CardDetection, cfg: TrackerConfig) -> bool:
     return long_ > 0 and short / long_ >= 0.4
 
 
+def _quad_of(d: CardDetection) -> np.ndarray:
+    if d.quad is not None and len(d.quad) == 4:
+        return np.asarray(d.quad, np.float32)
+    x0, y0, x1, y1 = d.box
+    return np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float32)
+
+
+def _convex(q: np.ndarray) -> np.ndarray:
+    return cv2.convexHull(q.reshape(-1, 1, 2)).reshape(-1, 2)
+
+
+def _inside(inner: np.ndarray, outer: np.ndarray) -> float:
+    """Share of the quad `inner` that lies inside the quad `outer`."""
+    area = cv2.contourArea(inner)
+    if area <= 1e-6:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(_convex(inner), _convex(outer))
+    return float(inter) / area
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two quads."""
+    inter, _ = cv2.intersectConvexConvex(_convex(a), _convex(b))
+    union = cv2.contourArea(a) + cv2.contourArea(b) - float(inter)
+    return float(inter) / union if union > 1e-6 else 0.0
+
+
+def _covered_share(quad: np.ndarray, above: list[np.ndarray]) -> float:
+    """Share of `quad` under the union of the quads `above` (drawn small: a fraction will do)."""
+    if not above:
+        return 0.0
+    x0, y0 = quad.min(axis=0)
+    x1, y1 = quad.max(axis=0)
+    k = 48.0 / max(1.0, float(max(x1 - x0, y1 - y0)))
+    size = (int(math.ceil((y1 - y0) * k)) + 2, int(math.ceil((x1 - x0) * k)) + 2)
+    to = lambda q: np.round((q - (x0, y0)) * k).astype(np.int32)  # noqa: E731
+    own = np.zeros(size, np.uint8)
+    cv2.fillPoly(own, [to(quad)], 255)
+    over = np.zeros(size, np.uint8)
+    for q in above:  # one by one: fillPoly leaves out where polygons given together overlap
+        cv2.fillPoly(over, [to(q)], 255)
+    area = np.count_nonzero(own)
+    return float(np.count_nonzero(own & over)) / area if area else 0.0
+
+
+# A detection is a reading of a card laid before when this much of it lies inside that card.
+_SAME_CARD = 0.85
+# A reading of a card's face overlapping it this much (intersection over union) may be a box
+# slipped off the card, half under the next one (the shipped model's, measured: 0.63).
+_NEAR = 0.4
+# A card not seen in a clear frame is still there when this much of it lies under cards laid
+# after it that are still there themselves.
+_UNDER = 0.25
+# A card not read and not under others is still there while its place looks as it did when it
+# last was (the detector missed it): under this share of its pixels changed. Where it changed
+# in this many clear frames in a row, it was taken away (the zone swept).
+_STILL = 0.2
+_GONE = 2
+
+
+@dataclass
+class _Laid:
+    """A card laid in the reveal zone: where it lies (its largest view: whole when it was the
+    top card) and every reading of it."""
+
+    quad: np.ndarray
+    det: CardDetection
+    readings: list[tuple[tuple[str, float], ...]] = field(default_factory=list)
+    confidences: dict[str, list[float]] = field(default_factory=dict)
+    absent: int = 0  # clear frames in a row it was neither seen nor under cards still there
+    read_since_visit: bool = False  # its face read since a hand last came over the zone
+    snapshot: np.ndarray | None = None  # grey of its place (monitor scale) when last there
+    rivals: dict[str, list[CardDetection]] = field(default_factory=dict)  # other faces read there since
+
+    @property
+    def card(self) -> str:
+        return pool_candidates(self.readings, k=1)[0][0]
+
+    def add(self, d: CardDetection) -> None:
+        self.readings.append(_reading(d))
+        self.confidences.setdefault(d.card, []).append(d.confidence)
+        q = _quad_of(d)
+        if cv2.contourArea(q) > cv2.contourArea(self.quad):
+            self.quad, self.det = q, d
+
+    def observed(self) -> ObservedCard:
+        card, p = self.card, pose_of(self.det)
+        conf = median(self.confidences.get(card) or [c for cs in self.confidences.values() for c in cs])
+        return ObservedCard(card, conf, self.det.box, (p.cx, p.cy), p.angle, pool_candidates(self.readings))
+
+
 class RevealTracker:
+    """The cards laid face up in the reveal zone. A hand is laid card by card, each on top of
+    the ones before; in a long row every card ends up mostly under the next, past reading. So
+    each card is read while it shows (as the top card, in the clear frames between two
+    cards), and it stays laid while it is seen, while a good part of it lies under cards laid
+    after it that are still there, or while its place looks as it did (the detector missed
+    it, or it lies under a card just laid and not read yet); a card whose place looks bare
+    (as the zone did before anything was laid) in two clear frames in a row, or in the last
+    clear frame before a hand came, was taken away (the zone swept), so the next hand laid
+    there starts on a bare zone however soon it comes. Readings while a hand is over the
+    zone count as readings of cards laid before that they lie inside, never as new cards. The set of cards laid is reported when it holds
+    for `reveal_frames` clear frames and differs from the last report."""
+
     def __init__(self, config: TrackerConfig):
         self.cfg = config
-        self.history: deque[tuple[tuple[str, ...], list[CardDetection]]] = deque(
-            maxlen=config.reveal_frames
-        )
+        self.laid: list[_Laid] = []  # bottom to top: in the order they were laid
+        self.history: deque[tuple[str, ...]] = deque(maxlen=config.reveal_frames)
         self.reported: tuple[str, ...] | None = ()
+        self.bare: np.ndarray | None = None  # grey of the frame (monitor scale) with the zone bare
+        self.under_hand: list[CardDetection] = []  # readings of no card laid, this hand's visit
 
-    def update(self, number: int, timestamp: float, dets: list[CardDetection], covered: bool):
-        if covered:
-            self.history.clear()
-            return None
+    def _match(self, faces: list[CardDetection]) -> set[int]:
+        """Each reading to the card laid before that it reads, or a new card; the indexes of
+        the cards seen. A reading lies inside the card it reads (the topmost such: a card
+        shows only where nothing laid later lies) or holds it whole (the card's first view
+        was half hidden), its face read or misread. A model's box around a card half under
+        the next one can slip off it: a reading of a card's face over a good part of it is
+        that card when the card now lies partly under one laid later, and else a second card
+        of that face laid on it."""
+        quads = [_quad_of(d) for d in faces]
+        seen: set[int] = set()
+        left = list(range(len(faces)))
+        for same_face in (True, False):
+            rest = []
+            for i in left:
+                d, q = faces[i], quads[i]
+                match = None
+                for j in reversed(range(len(self.laid))):
+                    laid = self.laid[j]
+                    if j in seen or (laid.card == d.card) != same_face:
+                        continue
+                    if _inside(q, laid.quad) >= _SAME_CARD or (same_face and _inside(laid.quad, q) >= _SAME_CARD):
+                        match = j
+                        break
+                if match is None:
+                    rest.append(i)
+                else:
+                    self._read(match, d, same_face, seen)
+            left = rest
+        near: dict[int, int] = {}  # reading -> the card of its face it overlaps most
+        for i in left:
+            best = max(
+                (j for j in range(len(self.laid)) if j not in seen and self.laid[j].card == faces[i].card),
+                key=lambda j: _overlap(quads[i], self.laid[j].quad), default=None,
+            )
+            if best is not None and _overlap(quads[i], self.laid[best].quad) >= _NEAR:
+                near[i] = best
+        for i in left:  # readings of no card laid before: cards just laid, on top
+            if i not in near:
+                self._lay(faces[i], quads[i], seen)
+        for i, j in near.items():
+            above = [c.quad for c in self.laid[j + 1:]]
+            if j not in seen and _covered_share(self.laid[j].quad, above) >= _UNDER / 2:
+                self.laid[j].add(faces[i])
+                seen.add(j)
+            else:
+                self._lay(faces[i], quads[i], seen)
+        return seen
+
+    def _vote(self, faces: list[CardDetection]) -> None:
+        """Readings while a hand is over the zone count only as readings of cards laid before
+        that they lie inside, or of the card this hand is laying once it is found (a card is
+        read as the withdrawing hand uncovers it, not only in the clear frames before the next
+        hand comes)."""
+        used: set[int] = set()
+        for d in faces:
+            q = _quad_of(d)
+            for same_face in (True, False):
+                j = next((j for j in reversed(range(len(self.laid))) if j not in used
+                          and (self.laid[j].card == d.card) == same_face and _inside(q, self.laid[j].quad) >= _SAME_CARD), None)  # fmt: skip
+                if j is not None:
+                    self.laid[j].add(d)
+                    used.add(j)
+                    break
+            else:
+                self.under_hand.append(d)
+
+    def _read(self, j: int, d: CardDetection, same_face: bool, seen: set[int]) -> None:
+        """A reading inside the card laid `j`th. Another face read where the top card lies,
+        after a hand came by and before its own face is read again, may be a card just laid on
+        it whose box the model drew small: read twice so, with the card's own face not read
+        meanwhile, it is that new card; else a misread of the card."""
+        laid = self.laid[j]
+        seen.add(j)
+        if same_face:
+            laid.add(d)
+            laid.read_since_visit = True
+            for ds in laid.rivals.values():
+                for r in ds:
+                    laid.add(r)
+            laid.rivals.clear()
+            return
+        if laid.read_since_visit or _covered_share(laid.quad, [c.quad for c in self.laid[j + 1:]]) >= _UNDER / 2:
+            laid.add(d)
+            return
+        rivals = laid.rivals.setdefault(d.card, [])
+        rivals.append(d)
+        if len(rivals) >= 2:
+            del laid.rivals[d.card]
+            self._lay(rivals[0], _quad_of(rivals[0]), seen)
+            for r in rivals[1:]:
+                self.laid[-1].add(r)
+
+    def _lay(self, d: CardDetection, q: np.ndarray, seen: set[int]) -> None:
+        self.laid.append(_Laid(q, d, read_since_visit=True))
+        self.laid[-1].add(d)
+        seen.add(len(self.laid) - 1)
+        rest = []
+        for r in self.under_hand:  # read as the hand that laid it left
+            if _inside(_quad_of(r), q) >= _SAME_CARD:
+                self.laid[-1].add(r)
+            else:
+                rest.append(r)
+        self.under_hand = rest
+
+    def update(
+        self, number: int, timestamp: float, dets: list[CardDetection], covered: bool,
+        features: FrameFeatures | None = None,
+    ):
         faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)]
-        key = tuple(sorted(d.card for d in faces))
-        self.history.append((key, faces))
+        if covered:
+            if self.history:  # a hand comes: a card whose place was bare just before is gone
+                self.laid = [c for c in self.laid if c.absent == 0]
+                self.under_hand = []
+            self.history.clear()
+            for laid in self.laid:
+                laid.read_since_visit = False
+                laid.rivals.clear()
+            self._vote(faces)
+            return None
+        if (features is not None and not self.laid and not faces and len(self.history) == self.cfg.reveal_frames
+                and not any(self.history)):  # fmt: skip
+            self.bare = features.grey  # nothing laid nor read for a while (not a card missed once)
+        seen = self._match(faces)
+        # Top down: a card is still there when seen, or under cards laid later still there,
+        # or where its place did not change.
+        there: list[np.ndarray] = []
+        grey = features.grey if features is not None else None
+        for j in reversed(range(len(self.laid))):
+            laid = self.laid[j]
+            x0, y0 = laid.quad.min(axis=0)
+            x1, y1 = laid.quad.max(axis=0)
+            crop = _crop(grey, (x0, y0, x1, y1), features.scale) if features is not None else None
+            now = grey[crop] if crop is not None else None
+            if j in seen or _covered_share(laid.quad, there) >= _UNDER:
+                laid.absent, laid.snapshot = 0, now
+                there.append(laid.quad)
+            elif (now is not None and laid.snapshot is not None and now.shape == laid.snapshot.shape
+                  and changed_share(now, laid.snapshot) < _STILL):
+                laid.absent = 0
+                there.append(laid.quad)
+            elif now is not None and self.bare is not None and self.bare.shape == grey.shape and (
+                    changed_share(now, self.bare[crop]) >= _STILL):
+                there.append(laid.quad)  # something else lies there now, not read yet
+            else:
+                laid.absent += 1  # its place is bare
+        gone = _GONE if grey is not None else self.cfg.reveal_frames
+        self.laid = [c for c in self.laid if c.absent < gone]
+        key = tuple(sorted(c.card for c in self.laid))
+        self.history.append(key)
         if len(self.history) < self.cfg.reveal_frames:
             return None
-        counts = Counter(k for k, _ in self.history)
-        best, hits = counts.most_common(1)[0]
-        if hits < self.cfg.reveal_frames or best == self.reported:
+        if any(k != key for k in self.history) or key == self.reported:
             return None
-        self.reported = best
-        latest = self.history[-1][1]
-        confs: dict[str, list[float]] = {}
-        readings: dict[str, list] = {}
-        for _, ds in self.history:
-            for d in ds:
-                confs.setdefault(d.card, []).append(d.confidence)
-                readings.setdefault(d.card, []).append(_reading(d))
-        cards = tuple(
-            ObservedCard(d.card, median(confs[d.card]), d.box, (pose_of(d).cx, pose_of(d).cy), pose_of(d).angle,
-                         pool_candidates(readings[d.card]))
-            for d in sorted(latest, key=lambda d: (d.box[0], d.box[1]))
-        )
+        self.reported = key
+        cards = tuple(sorted((c.observed() for c in self.laid), key=lambda o: (o.box[0], o.box[1])))
         conf = min((c.confidence for c in cards), default=1.0)
         return CardsRevealed(cards, number, timestamp, conf)
 
@@ -546,7 +780,7 @@ class TableTracker:
             if played is not None:
                 out.append(played)
         if "reveal" in act:
-            r = self.reveal.update(number, timestamp, by_zone["reveal"], act["reveal"].covered)
+            r = self.reveal.update(number, timestamp, by_zone["reveal"], act["reveal"].covered, f)
             if r is not None:
                 out.append(r)
         tips = None
