@@ -77,6 +77,10 @@ def lan_address() -> str:
         return "127.0.0.1"
 
 
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
 @dataclass
 class Dashboard:
     server: BackgroundServer
@@ -104,7 +108,7 @@ def start_dashboard(
     pin: str | None = None,
     seat_tokens: dict[int, str] | Callable[[], dict[int, str]] | None = None,
     public_url: str | None = None,
-    out: Callable[[str], None] = print,
+    out: Callable[[str], None] | None = None,
     threads: int | None = None,
     sock: socket.socket | None = None,
     **app_options,
@@ -128,5 +132,7 @@ def start_dashboard(
         shown = lan_address() if host in ("0.0.0.0", "", "::") else host
         public_url = f"http://{shown}:{server.server.effective_port}"
         app.config["PUBLIC_URL"] = public_url  # QR codes carry the address phones can open
-    out(f"Dashboard: {public_url}   host PIN: {pin}   (the Setup and Host pages ask for it)")
+    # Flushed: under systemd or `> log` stdout is a pipe or a file, where a plain print waits
+    # in a buffer and the URL and PIN would not show until much later.
+    (out or _say)(f"Dashboard: {public_url}   host PIN: {pin}   (the Setup and Host pages ask for it)")
     return Dashboard(server=server, url=public_url, pin=pin, seat_tokens=app.config["SEAT_TOKENS"])
