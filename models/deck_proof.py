@@ -238,26 +238,6 @@ def _alone_right(name: str, truth, photo_names) -> int:
 
 
 # ------------------------------------------------------------------------ mit2
-def _mit2_cards():
-    """(file, card, straightened card image with alpha, its photo) of the 52 mit2 photos."""
-    from vision.decks.learn import straighten
-    from vision.recognizer import CardRecognizer
-
-    folder = shared_dir() / "real-cards-2010s-mit2"
-    rec = CardRecognizer.default()
-    rows = list(csv.DictReader((folder / "labels.csv").open()))
-    out = []
-    for r in rows:
-        img = cv2.imread(str(folder / r["file"]))
-        found = rec.detect(img)
-        if not found:
-            continue
-        q = max(found, key=lambda t: t[1])[0]
-        card = straighten(img, q, 400, int(round(400 * 56 / 87)))
-        out.append((folder / r["file"], r["card"], np.dstack([card, np.full(card.shape[:2], 255, np.uint8)])))
-    return folder, out
-
-
 def _enrol_from(name: str, cards, out: Path, seed: int, fit_settings, progress: bool) -> dict:
     """Learn (allow missing) + correct + fit a deck from card images laid out on a table."""
     from vision.decks.fit import fit
@@ -353,7 +333,7 @@ def run_set(set_name: str, fit_settings=None, progress: bool = False) -> dict:
 
 
 def run_mit2(fit_settings=None, progress: bool = False) -> dict:
-    folder, cards = _mit2_cards()
+    folder, cards = _set_cards("real-cards-2010s-mit2")
     out = Path(store.decks_root()).parent / "deck-proof" / "mit2"
     photos = [(p, c) for p, c, _ in cards]
     g_right, g_wrong = _photo_top1(None, photos)
