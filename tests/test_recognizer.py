@@ -159,9 +159,9 @@ def _first_look_off(rec, monkeypatch, turn: float):
     real = rec.detect
     calls = []
 
-    def detect(image):
+    def detect(image, timings=None):
         calls.append(image.shape)
-        found = real(image)
+        found = real(image, timings)
         if len(calls) > 1:
             return found
         out = []
@@ -194,7 +194,22 @@ def test_a_card_read_surely_gets_no_second_look(rec, monkeypatch):
     img, _ = _card_on_table("red-skip", (300, 220), 10.0)
     calls = []
     real = rec.detect
-    monkeypatch.setattr(rec, "detect", lambda image: calls.append(1) or real(image))
+    monkeypatch.setattr(rec, "detect", lambda image, timings=None: calls.append(1) or real(image, timings))
     (d,) = rec.recognize(img)
     assert d.card == "red-skip" and d.confidence >= 0.5 and len(calls) == 1
     assert "second_look" in rec.last_timings
+
+
+def test_crops_read_side_by_side_give_the_readings_and_times_of_one_at_a_time(rec):
+    # the pipeline reads a frame's two zones at once (two detector runs on two cores)
+    a, _ = _card_on_table("blue-7", (320, 240), 20.0)
+    b, _ = _card_on_table("yellow-reverse", (250, 200), -30.0)
+    alone = [rec.recognize_timed(im)[0] for im in (a, b, a)]
+    for _ in range(3):  # threads interleave differently each time
+        together = rec.recognize_many([a, b, a])
+        assert [[(d.card, d.quad) for d in dets] for dets, _ in together] == [
+            [(d.card, d.quad) for d in dets] for dets in alone
+        ]
+        # each reading carries its own stage times, not another thread's
+        assert all({"detect", "classify", "total"} <= set(t) for _, t in together)
+    assert [d.card for d in alone[0]] == ["blue-7"] and [d.card for d in alone[1]] == ["yellow-reverse"]

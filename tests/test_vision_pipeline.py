@@ -112,6 +112,24 @@ def test_the_detector_reads_each_zone_cropped_and_its_cards_come_back_in_frame_p
     assert r.regions_read == 2
 
 
+def test_a_backend_that_reads_crops_side_by_side_gets_both_zones_in_one_call():
+    from vision.frame import Frame
+
+    pipe, seen, np = _zone_pipeline(zone_margin=0.2)
+    calls = []
+
+    def detect_many(images):
+        calls.append(len(images))
+        return [(pipe.detector.detect(im), {"total": 5.0, "classify": 2.0}) for im in images]
+
+    pipe.detector.detect_many = detect_many
+    r = pipe.process(Frame(1, 0.0, np.zeros((720, 1280, 3), np.uint8), None))
+    assert calls == [2] and seen == [(421, 421, 3), (253, 773, 3)]
+    # the same cards in frame pixels as read one by one; the stage times summed
+    assert sorted(d.box for d in r.detections) == [(274, 484, 294, 524), (450, 60, 470, 100)]
+    assert r.timings["classify"] == 4.0 and r.timings["detect"] == 6.0
+
+
 def test_a_still_zone_keeps_its_reading_a_moving_one_waits_and_is_read_once_quiet():
     from vision.frame import Frame
 

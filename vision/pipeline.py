@@ -107,6 +107,7 @@ class VisionPipeline:
         cfg = self.config
         read = 0
         cache = self._region_cache
+        todo: list[tuple[int, np.ndarray]] = []  # (region index, its grey now): read by the model
         for i, (x0, y0, x1, y1) in enumerate(regions):
             sc = features.scale
             grey = features.grey[int(y0 * sc): int(y1 * sc), int(x0 * sc): int(x1 * sc)]
@@ -119,11 +120,23 @@ class VisionPipeline:
                 cache[(x0, y0, x1, y1)] = (old[0], old[1], old[2] + 1)
                 found += [(i, d) for d in old[1]]
                 continue
+            todo.append((i, grey))
+        crops = [frame.image[y0:y1, x0:x1] for x0, y0, x1, y1 in (regions[i] for i, _ in todo)]
+        many = getattr(self.detector, "detect_many", None)
+        if many is not None and len(crops) > 1:
+            readings = many(crops)
+        else:
+            readings = []
+            for crop in crops:
+                readings.append((self.detector.detect(crop, None), dict(self.detector.timings)))
+        for (i, grey), (raw, times) in zip(todo, readings, strict=True):
+            x0, y0, x1, y1 = regions[i]
             read += 1
-            dets = [_offset_detection(d, x0, y0) for d in self.detector.detect(frame.image[y0:y1, x0:x1], None)]
+            dets = [_offset_detection(d, x0, y0) for d in raw]
             cache[(x0, y0, x1, y1)] = (grey.copy(), dets, 0)
             found += [(i, d) for d in dets]
-            for k, v in self.detector.timings.items():
+            # stage times summed over the regions (read side by side, they overlap in time)
+            for k, v in times.items():
                 dt[k] = dt.get(k, 0.0) + v
         if len(cache) > 8:  # zones moved (camera bumped): forget crops no longer read
             for key in [k for k in cache if k not in regions]:

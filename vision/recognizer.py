@@ -214,6 +214,7 @@ class CardRecognizer:
             )
         self._cls_input = self._cls.get_inputs()[0].name
         self.last_timings: dict[str, float] = {}
+        self._pool = None  # recognize_many's two threads, made on first use
 
     @classmethod
     def default(cls, **kwargs) -> CardRecognizer:
@@ -243,8 +244,9 @@ class CardRecognizer:
         # views and casts cost as much as the resize on a busy frame
         return cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True), s, left, top
 
-    def detect(self, image: np.ndarray) -> list[tuple[np.ndarray, float]]:
-        """Card quads (4x2, original pixels) and detector scores, best first."""
+    def detect(self, image: np.ndarray, timings: dict[str, float] | None = None) -> list[tuple[np.ndarray, float]]:
+        """Card quads (4x2, original pixels) and detector scores, best first. Stage times go
+        to `timings` (default: `last_timings`)."""
         t0 = time.perf_counter()
         x, s, left, top = self._letterbox(image)
         t1 = time.perf_counter()
@@ -291,7 +293,7 @@ class CardRecognizer:
             pts[:, 1] = np.clip(pts[:, 1], 0, h)
             found.append((pts.astype(np.float32), float(scores[keep[k]])))
         t3 = time.perf_counter()
-        self.last_timings.update(
+        (self.last_timings if timings is None else timings).update(
             preprocess=(t1 - t0) * 1e3, detect=(t2 - t1) * 1e3, postprocess=(t3 - t2) * 1e3
         )
         return found
@@ -300,13 +302,16 @@ class CardRecognizer:
         """Name each quad's card: (identifier, probability), both 180-degree turns averaged."""
         return [top[0] for top in self.classify_top(image, quads, 1)]
 
-    def classify_top(self, image: np.ndarray, quads: list[np.ndarray], k: int = 3) -> list[list[tuple[str, float]]]:
+    def classify_top(
+        self, image: np.ndarray, quads: list[np.ndarray], k: int = 3, timings: dict[str, float] | None = None,
+    ) -> list[list[tuple[str, float]]]:
         """Each quad's `k` likeliest cards, most likely first: [(identifier, probability)]."""
         from vision.crops import crop_from_quad, order_portrait, to_input
 
         t0 = time.perf_counter()
+        timings = self.last_timings if timings is None else timings
         if not quads:
-            self.last_timings["classify"] = 0.0
+            timings["classify"] = 0.0
             return []
         crops = []
         for q in quads:
@@ -319,7 +324,7 @@ class CardRecognizer:
         if self.both_turns:
             p = (p[0::2] + p[1::2]) / 2
         top = np.argsort(-p, axis=1)[:, : max(1, k)]
-        self.last_timings["classify"] = (time.perf_counter() - t0) * 1e3
+        timings["classify"] = (time.perf_counter() - t0) * 1e3
         return [[(self.classes[i], float(p[n, i])) for i in row] for n, row in enumerate(top)]
 
     def _needs_second_look(self, image: np.ndarray, quad: np.ndarray, score: float, prob: float) -> bool:
@@ -344,21 +349,22 @@ class CardRecognizer:
         m[0, 2] += side / 2 - w / 2
         m[1, 2] += side / 2 - h / 2
         turned = cv2.warpAffine(image, m, (side, side), borderValue=(114, 114, 114))
-        found = self.detect(turned)
-        names = self.classify_top(turned, [order_portrait(q) for q, _ in found])
+        scratch: dict[str, float] = {}  # the second look's stage times are not the frame's
+        found = self.detect(turned, scratch)
+        names = self.classify_top(turned, [order_portrait(q) for q, _ in found], timings=scratch)
         back = cv2.invertAffineTransform(m)
         return [
             (order_portrait(cv2.transform(q[None], back)[0]), name)
             for (q, _), name in zip(found, names, strict=True)
         ]
 
-    def _whole_image(self, image: np.ndarray, t0: float) -> list[CardDetection]:
+    def _whole_image(self, image: np.ndarray, t0: float, timings: dict[str, float]) -> list[CardDetection]:
         """Nothing found: the image itself read as one card filling it, if the classifier is
         sure of a face (a card back or an unsure reading gives nothing)."""
         h, w = image.shape[:2]
         quad = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-        (card, prob), = self.classify(image, [quad])
-        self.last_timings["total"] = (time.perf_counter() - t0) * 1e3
+        ((card, prob),), = self.classify_top(image, [quad], 1, timings)
+        timings["total"] = (time.perf_counter() - t0) * 1e3
         if prob < WHOLE_IMAGE_MIN or card == "back":
             return []
         return [CardDetection(card=card, confidence=prob, box=(0.0, 0.0, float(w), float(h)),
@@ -366,7 +372,26 @@ class CardRecognizer:
                               detector_confidence=0.0)]
 
     def recognize(self, image: np.ndarray) -> list[CardDetection]:
-        """Every card in a BGR image (any size), best detector score first."""
+        """Every card in a BGR image (any size), best detector score first. Its stage times:
+        `last_timings`."""
+        found, self.last_timings = self.recognize_timed(image)
+        return found
+
+    def recognize_many(self, images: list[np.ndarray]) -> list[tuple[list[CardDetection], dict[str, float]]]:
+        """`recognize_timed` of several images (a frame's zone crops), side by side: one
+        detector run gains little from a second core, two runs on two cores take the time of
+        one (models/README.md, the frame budget)."""
+        if len(images) < 2:
+            return [self.recognize_timed(im) for im in images]
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recognize")
+        return list(self._pool.map(self.recognize_timed, images))
+
+    def recognize_timed(self, image: np.ndarray) -> tuple[list[CardDetection], dict[str, float]]:
+        """`recognize`, with this call's stage times (ms) returned beside its cards, not kept:
+        safe to call from several threads at once."""
         if image is None or not hasattr(image, "ndim"):
             raise ValueError("recognize() needs a BGR image as a numpy array (got None?)")
         if image.ndim == 2:
@@ -378,19 +403,20 @@ class CardRecognizer:
         if image.dtype != np.uint8:
             raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
         t0 = time.perf_counter()
-        found = self.detect(image)
+        timings: dict[str, float] = {}
+        found = self.detect(image, timings)
         from vision.crops import order_portrait
 
         if not found and self.whole_image:
-            return self._whole_image(image, t0)
+            return self._whole_image(image, t0, timings), timings
 
         t1 = time.perf_counter()
         if self.refine:
             found = [(refine_quad(image, q), s) for q, s in found]
-        self.last_timings["refine"] = (time.perf_counter() - t1) * 1e3
+        timings["refine"] = (time.perf_counter() - t1) * 1e3
         quads = [order_portrait(q) for q, _ in found]
-        names = self.classify_top(image, quads)
-        t2, timings = time.perf_counter(), dict(self.last_timings)
+        names = self.classify_top(image, quads, timings=timings)
+        t2 = time.perf_counter()
         unsure = [
             i for i, ((_, score), ((_, prob), *_)) in enumerate(zip(found, names, strict=True))
             if self.second_look and self._needs_second_look(image, quads[i], score, prob)
@@ -408,8 +434,7 @@ class CardRecognizer:
                 ]
                 if near:
                     quads[i], names[i] = max(near, key=lambda t: t[1][0][1])
-        self.last_timings = timings  # the first look's stage times; the second's apart
-        self.last_timings["second_look"] = (time.perf_counter() - t2) * 1e3
+        timings["second_look"] = (time.perf_counter() - t2) * 1e3
         out = []
         for (_, score), quad, top in zip(found, quads, names, strict=True):
             card, prob = top[0]
@@ -425,5 +450,5 @@ class CardRecognizer:
                     candidates=tuple(top),
                 )
             )
-        self.last_timings["total"] = (time.perf_counter() - t0) * 1e3
-        return out
+        timings["total"] = (time.perf_counter() - t0) * 1e3
+        return out, timings

@@ -2,6 +2,8 @@
 
 Every backend is a `Detector`: `detect(image_bgr) -> list[CardDetection]` in pixels of the
 image given, plus `timings`: milliseconds per stage of the last call (detect, classify).
+A backend that can read several crops of one frame side by side also has
+`detect_many(images) -> [(detections, timings)]` (the ONNX one: two zones in the time of one).
 Heavy imports (onnxruntime, ultralytics) happen only when a backend is built."""
 
 from __future__ import annotations
