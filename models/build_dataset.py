@@ -21,16 +21,30 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from models.scenes import make_scene, yolo_obb_line
+from models.scenes import SceneStyle, make_scene, yolo_obb_line
 
 DETECTOR_CLASSES = {0: "card"}
 DEFAULT_MIN_VISIBLE = 0.45
+_STYLE = SceneStyle()  # set once per worker process (real photos are too big to send per job)
+
+
+def _set_style(style: SceneStyle) -> None:
+    global _STYLE
+    _STYLE = style
+
+
+def boxed(visible: float, index_visible: float, min_visible: float, index_min: float | None) -> bool:
+    """Whether a card in view gets a box: enough of it shows, or (with `index_min`) at least
+    that much of it and a corner index nearly whole: a card people can still read."""
+    if visible >= min_visible:
+        return True
+    return index_min is not None and visible >= index_min and index_visible >= 0.8
 
 
 def _one(job: tuple) -> tuple[int, int]:
-    seed, i, out, split, min_visible, kinds = job
+    seed, i, out, split, min_visible, kinds, index_min = job
     rng = np.random.default_rng([seed, i])
-    img, labels = make_scene(rng, kinds=kinds)
+    img, labels = make_scene(rng, kinds=kinds, style=_STYLE)
     h, w = img.shape[:2]
     name = f"{seed}_{i:06d}"
     q = int(rng.integers(55, 96))
@@ -38,7 +52,7 @@ def _one(job: tuple) -> tuple[int, int]:
     cv2.imwrite(str(root / "images" / split / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, q])
     lines = []
     for lab in labels:
-        if lab.visible < min_visible:
+        if not boxed(lab.visible, lab.index_visible, min_visible, index_min):
             continue
         line = yolo_obb_line(lab, w, h)
         if line is not None:
@@ -64,8 +78,12 @@ def build(
     min_visible: float = DEFAULT_MIN_VISIBLE,
     progress: bool = True,
     kinds: dict[str, float] | None = None,
+    style: SceneStyle | None = None,
+    index_min: float | None = None,
 ) -> dict:
-    """Build the dataset; returns a summary (images, boxes, seconds)."""
+    """Build the dataset; returns a summary (images, boxes, seconds). `style`: the scene
+    options beyond the first detector's; `index_min`: see `boxed`."""
+    style = style or SceneStyle()
     if size < 2:
         raise ValueError(f"--size {size}: need at least 2 images (one train, one val)")
     out = Path(out)
@@ -74,19 +92,20 @@ def build(
         for sub in ("images", "labels", "meta"):
             (out / sub / split).mkdir(parents=True, exist_ok=True)
     jobs = [
-        (seed, i, str(out), "val" if i < n_val else "train", min_visible, kinds)
+        (seed, i, str(out), "val" if i < n_val else "train", min_visible, kinds, index_min)
         for i in range(size)
     ]
     t0 = time.time()
     boxes = cards = 0
     bar = tqdm(total=size, desc="scenes", unit="img", disable=not progress)
     if workers > 1:
-        with Pool(workers) as pool:
+        with Pool(workers, initializer=_set_style, initargs=(style,)) as pool:
             for b, c in pool.imap_unordered(_one, jobs, chunksize=8):
                 boxes += b
                 cards += c
                 bar.update()
     else:
+        _set_style(style)
         for job in jobs:
             b, c = _one(job)
             boxes += b
@@ -100,6 +119,9 @@ def build(
     summary = {
         "seed": seed,
         "images": size,
+        "style": {"white": style.white, "overfill": style.overfill, "edge_cut": style.edge_cut,
+                  "real_cards": len(style.real), "real_share": style.real_share},
+        "index_min": index_min,
         "val_images": n_val,
         "boxes": boxes,
         "cards_in_view": cards,
@@ -132,6 +154,14 @@ def main(argv: list[str] | None = None) -> int:
         help="scene mix, e.g. 'table=0.6,closeup=0.25,hand=0.15' (the default); "
         "kinds: table, closeup, single, hand",
     )
+    ap.add_argument("--index-visible", type=float, default=None, metavar="SHARE",
+                    help="also box a card this much visible (e.g. 0.25) whose corner index shows")
+    ap.add_argument("--white", type=float, default=0.0, help="share of white tables")
+    ap.add_argument("--overfill", type=float, default=0.0, help="share of close-ups overfilling the frame")
+    ap.add_argument("--edge-cut", type=float, default=0.0, help="share of close-ups cut by the frame's edge")
+    ap.add_argument("--real", default="", help="real photo sets pasted as cards (mit, mit2, classic; "
+                    "comma-separated); the sets left out stay held out")
+    ap.add_argument("--real-share", type=float, default=0.25, help="share of faces taken from --real")
     args = ap.parse_args(argv)
     kinds = None
     if args.kinds:
@@ -144,6 +174,20 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--kinds: unknown kind(s) {', '.join(sorted(bad))}")
     if not 0 < args.val_fraction < 1:
         ap.error(f"--val-fraction {args.val_fraction}: must lie strictly between 0 and 1")
+    real: tuple = ()
+    if args.real:
+        from models.real_cards import load_cutouts, parse_sets
+
+        try:
+            cut = load_cutouts(parse_sets(args.real))
+        except ValueError as exc:
+            ap.error(f"--real: {exc}")
+        real = tuple((rc.card, img) for rc, img in cut)
+        args.out.mkdir(parents=True, exist_ok=True)
+        # the protocol: which photos trained this detector
+        (args.out / "real_photos.txt").write_text("".join(f"{rc.set}/{rc.file}\n" for rc, _ in cut))
+    style = SceneStyle(white=args.white, overfill=args.overfill, edge_cut=args.edge_cut,
+                       real=real, real_share=args.real_share if real else 0.0)
     summary = build(
         args.seed,
         args.size,
@@ -152,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         args.workers,
         args.min_visible,
         kinds=kinds,
+        style=style,
+        index_min=args.index_visible,
     )
     print(json.dumps(summary))
     return 0

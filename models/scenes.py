@@ -33,13 +33,31 @@ class CardLabel:
     card: str
     quad: tuple[tuple[float, float], ...]
     visible: float
+    index_visible: float = 0.0  # the larger visible share of its two corner indices
 
     def to_json(self) -> dict:
         return {
             "card": self.card,
             "quad": [[round(x, 2), round(y, 2)] for x, y in self.quad],
             "visible": round(self.visible, 4),
+            "index_visible": round(self.index_visible, 4),
         }
+
+
+@dataclass(frozen=True)
+class SceneStyle:
+    """What scenes beyond the first detector's show (issue 13: covered, cut, real cards).
+
+    white: share of white tables (paper, a white desk); overfill: share of close-ups whose
+    card runs past both ends of the frame; edge_cut: share of close-ups moved so the frame's
+    edge cuts up to 40% of the card; real: real cards' photos, straightened, as
+    (identifier, BGR or BGRA image), pasted in place of `real_share` of the rendered faces."""
+
+    white: float = 0.0
+    overfill: float = 0.0
+    edge_cut: float = 0.0
+    real: tuple = ()
+    real_share: float = 0.0
 
 
 # ----------------------------------------------------------------------------- tables
@@ -61,8 +79,14 @@ def _rand_colour(rng, lo=20, hi=235) -> np.ndarray:
     return rng.uniform(lo, hi, 3).astype(np.float32)
 
 
-def make_table(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    """A procedural table surface, BGR float32 0..255."""
+def make_table(rng: np.random.Generator, h: int, w: int, white: float = 0.0) -> np.ndarray:
+    """A procedural table surface, BGR float32 0..255; `white`: the share of white ones."""
+    if white > 0 and rng.random() < white:
+        # white paper or a white table: the card's own white border meets it (real cards
+        # laid out apart on white were found far less often than on a dark table)
+        base = rng.uniform(205, 252) + rng.normal(0, 4, 3)
+        img = base[None, None, :] + 4 * (_fbm(rng, h, w, 3, 16) - 0.5)[..., None]
+        return np.clip(img, 0, 255).astype(np.float32)
     kind = rng.choice(["wood", "cloth", "felt", "laminate", "pattern", "marble", "photo"])
     if kind == "wood":
         base = np.array([rng.uniform(20, 90), rng.uniform(50, 130), rng.uniform(90, 200)])
@@ -288,15 +312,29 @@ def _draw_distractor(rng, img, idmap, pw, ph, ch):
     idmap[m > 127] = OCCLUDER
 
 
-def _paste_card(rng, img, idmap, p: _Placed, idx: int, params):
-    """Render one card and lay it on the plane, with a soft contact shadow."""
+def _rounded(art: np.ndarray) -> np.ndarray:
+    """A straightened photo of a card (BGR or BGRA) with the card's rounded corners cut."""
+    h, w = art.shape[:2]
+    a = np.zeros((h, w), np.uint8)
+    r = max(2, int(0.06 * w))
+    cv2.rectangle(a, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(a, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for x, y in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
+        cv2.circle(a, (x, y), r, 255, -1, cv2.LINE_AA)
+    return np.dstack([art[:, :, :3], a])
+
+
+def _paste_card(rng, img, idmap, p: _Placed, idx: int, params, art: np.ndarray | None = None):
+    """Render one card (or take `art`, a real card's photo) and lay it on the plane, with a
+    soft contact shadow."""
     ph, pw = img.shape[:2]
     rh = int(max(24, min(600, p.height * 1.15)))
-    art = (
-        render_back(rh, rng=rng, params=params)
-        if p.card == BACK
-        else render_card(p.card, height=rh, rng=rng, params=params)
-    )
+    if art is not None:
+        art = _rounded(art)
+    elif p.card == BACK:
+        art = render_back(rh, rng=rng, params=params)
+    else:
+        art = render_card(p.card, height=rh, rng=rng, params=params)
     ah, aw = art.shape[:2]
     src = np.float32([[0, 0], [aw, 0], [aw, ah]])
     dst = _card_quad(p).astype(np.float32)[:3]
@@ -312,7 +350,8 @@ def _paste_card(rng, img, idmap, p: _Placed, idx: int, params):
 
 
 # ----------------------------------------------------------------------------- camera
-def _camera(rng, pw, ph, out_w, out_h, closeup: bool, target: np.ndarray | None = None):
+def _camera(rng, pw, ph, out_w, out_h, closeup: bool, target: np.ndarray | None = None,
+            overfill: float = 0.0, edge_cut: float = 0.0):
     """A homography from the plane to the image: a region of the table, maybe oblique.
 
     target: for a close-up, the quad of the card that should fill most of the frame."""
@@ -320,9 +359,13 @@ def _camera(rng, pw, ph, out_w, out_h, closeup: bool, target: np.ndarray | None 
     rw = pw * rng.uniform(0.55, 0.9)
     if target is not None:
         bw, bh = np.ptp(target[:, 0]), np.ptp(target[:, 1])
-        fill = rng.uniform(0.8, 1.06)  # the validation photos are tight crops of one card
+        # the validation photos are tight crops of one card; a card held up to a webcam
+        # often fills it past both ends, or is cut by one edge
+        fill = rng.uniform(0.8, 1.06) if rng.random() < 1 - overfill else rng.uniform(1.06, 1.4)
         rw = max(bw / out_w, bh / out_h) / fill * out_w
         cx, cy = target.mean(axis=0) + rng.normal(0, 0.02, 2) * [bw, bh]
+        if rng.random() < edge_cut:  # off-centre: up to about 40% of the card out of frame
+            cx, cy = np.array([cx, cy]) + rng.uniform(-0.4, 0.4, 2) * [bw, bh]
     rh = rw * out_h / out_w
     if rh > ph * 0.95:
         rh = ph * 0.95
@@ -394,12 +437,16 @@ def make_scene(
     out_size: tuple[int, int] | None = None,
     kind: str | None = None,
     kinds: dict[str, float] | None = None,
+    style: SceneStyle | None = None,
 ) -> tuple[np.ndarray, list[CardLabel]]:
     """One synthetic photo (BGR uint8) and the label of every card at least partly in view.
 
     kind: 'table' (a game in play), 'closeup' (one card filling most of the frame, like the
     validation photos), 'single' (one to three mid-size cards at any angle) or 'hand' (a
-    few cards held or laid close to the camera). kinds: the mix when kind is None."""
+    few cards held or laid close to the camera). kinds: the mix when kind is None.
+    style: the options of `SceneStyle` (None: the scenes the shipped detector trained on;
+    the same seed gives the same scene as before they existed)."""
+    style = style or SceneStyle()
     if kind is None:
         mix = kinds or KINDS
         names = list(mix)
@@ -417,7 +464,7 @@ def make_scene(
     else:
         out_w, out_h = out_size
     pw, ph = int(out_w * 1.6), int(out_h * 1.6)
-    table = make_table(rng, ph, pw)
+    table = make_table(rng, ph, pw, white=style.white)
     idmap = np.full((ph, pw), FLOOR, np.int16)
     params_look = None if rng.random() < 0.5 else str(rng.choice(["classic", "2010s", "2020s"]))
 
@@ -478,7 +525,10 @@ def make_scene(
     idmap[:] = FLOOR  # distractors under the cards hide nothing
     for i, p in enumerate(cards):
         params = random_params(rng, params_look)
-        _paste_card(rng, img, idmap, p, i, params)
+        art = None
+        if style.real and p.card != BACK and rng.random() < style.real_share:
+            p.card, art = style.real[int(rng.integers(len(style.real)))]
+        _paste_card(rng, img, idmap, p, i, params, art)
     if kind == "table" and rng.random() < 0.5:
         _draw_distractor(rng, img, idmap, pw, ph, ch)
     if rng.random() < (0.5 if kind != "closeup" else 0.25):
@@ -494,7 +544,8 @@ def make_scene(
         _draw_hand(rng, img, idmap, pw, ph, ch * (0.5 if kind == "closeup" else 1.0), anchor)
 
     target = _card_quad(cards[0]) if kind == "closeup" else None
-    H = _camera(rng, pw, ph, out_w, out_h, closeup=kind == "closeup", target=target)
+    H = _camera(rng, pw, ph, out_w, out_h, closeup=kind == "closeup", target=target,
+                overfill=style.overfill, edge_cut=style.edge_cut)
     out = cv2.warpPerspective(
         img, H, (out_w, out_h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT
     )
@@ -509,8 +560,36 @@ def make_scene(
         vis = float(min(1.0, counts[i] / area))
         if vis <= 0.01:
             continue
-        labels.append(CardLabel(p.card, tuple((float(x), float(y)) for x, y in q), vis))
+        labels.append(CardLabel(p.card, tuple((float(x), float(y)) for x, y in q), vis,
+                                _index_visible(ids, i, q)))
     return _photometric(rng, out), labels
+
+
+# the two corner indices of an upright card, in card units (0..1 across, 0..1 down)
+_INDEX_CORNERS = (((0.04, 0.03), (0.30, 0.25)), ((0.70, 0.75), (0.96, 0.97)))
+
+
+def _index_visible(ids: np.ndarray, idx: int, quad: np.ndarray) -> float:
+    """The larger visible share of the card's two corner indices (people read a fan by them)."""
+    h, w = ids.shape
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    M = cv2.getPerspectiveTransform(unit, np.asarray(quad, np.float32))
+    best = 0.0
+    for (u0, v0), (u1, v1) in _INDEX_CORNERS:
+        poly = cv2.perspectiveTransform(np.float32([[[u0, v0], [u1, v0], [u1, v1], [u0, v1]]]), M)[0]
+        area = abs(cv2.contourArea(poly))
+        if area < 1:
+            continue
+        x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(poly.max(axis=0)).astype(int)
+        cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(w, x1 + 1), min(h, y1 + 1)
+        if cx1 <= cx0 or cy1 <= cy0:
+            continue
+        mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(poly - [cx0, cy0]).astype(np.int32), 1)
+        seen = int(np.count_nonzero(mask & (ids[cy0:cy1, cx0:cx1] == idx)))
+        best = max(best, min(1.0, seen / area))
+    return best
 
 
 def yolo_obb_line(label: CardLabel, w: int, h: int, cls: int = 0) -> str | None:

@@ -59,3 +59,42 @@ def test_unknown_scene_kind_is_a_clear_error():
 
     with pytest.raises(ValueError, match="unknown scene kind 'party'"):
         make_scene(np.random.default_rng(0), out_size=(64, 64), kind="party")
+
+
+def test_a_card_covered_but_for_its_corner_index_is_labelled_so():
+    from models.scenes import _index_visible
+
+    # an upright card 100x155 at (50, 20); a second card covers all but its top-left corner
+    ids = np.full((200, 200), -2, np.int16)
+    ids[20:175, 50:150] = 0
+    quad = np.float32([[50, 20], [150, 20], [150, 175], [50, 175]])
+    assert _index_visible(ids, 0, quad) > 0.95
+    ids[70:175, 50:150] = 1  # covered from a third down: the top index still shows
+    ids[20:70, 90:150] = 1
+    assert _index_visible(ids, 0, quad) > 0.95
+    ids[20:60, 50:90] = 1  # now the top-left index is under it too, the bottom-right was already
+    assert _index_visible(ids, 0, quad) < 0.2
+
+
+def test_scene_options_change_nothing_unless_asked_and_paste_real_cards_when_asked():
+    from models.scenes import SceneStyle
+
+    plain, lp = make_scene(np.random.default_rng(21), out_size=(320, 240), kind="table")
+    same, ls = make_scene(np.random.default_rng(21), out_size=(320, 240), kind="table", style=SceneStyle())
+    assert np.array_equal(plain, same) and lp == ls  # old datasets rebuild exactly
+    photo = np.zeros((192, 124, 3), np.uint8)
+    photo[:] = (255, 0, 255)  # a "real card" no render has: pure magenta
+    style = SceneStyle(white=1.0, real=(("red-3", photo),), real_share=1.0)
+    img, labels = make_scene(np.random.default_rng(21), out_size=(320, 240), kind="table", style=style)
+    faces = [lab for lab in labels if lab.card != BACK]
+    assert faces and all(lab.card == "red-3" for lab in faces)
+    magenta = (img[:, :, 0] > 150) & (img[:, :, 1] < 90) & (img[:, :, 2] > 150)
+    assert magenta.mean() > 0.02
+
+
+def test_box_rule_keeps_a_card_whose_index_shows_only_when_asked():
+    from models.build_dataset import boxed
+
+    assert boxed(0.5, 0.0, 0.45, None) and not boxed(0.3, 1.0, 0.45, None)
+    assert boxed(0.3, 0.9, 0.45, 0.25)  # a third shows, its index whole: a card to read
+    assert not boxed(0.3, 0.5, 0.45, 0.25) and not boxed(0.2, 1.0, 0.45, 0.25)

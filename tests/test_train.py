@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,3 +109,33 @@ def test_tiny_classifier_training_run(tmp_path):
     assert (tmp_path / "cls/best.pt").is_file()
     summary = json.loads((tmp_path / "cls/summary.json").read_text())
     assert summary["epochs_run"] == 1 and summary["crops_seen"] == 32
+
+
+@pytest.mark.slow
+def test_the_shipped_detector_is_recovered_from_its_onnx_file_for_fine_tuning(tmp_path, monkeypatch):
+    import torch
+
+    from models.build_dataset import build
+    from models.detector_from_onnx import load, max_difference, save
+
+    monkeypatch.setenv("UNO_TABLE_DATA", str(tmp_path / "data"))
+    build(seed=8, size=8, out=tmp_path / "ds", val_fraction=0.25, progress=False)
+    images = sorted((tmp_path / "ds/images/train").glob("*.jpg"))
+    onnx_file = ROOT / "models/card_detector.onnx"
+    model = load(onnx_file, images)
+    assert max_difference(model, onnx_file, images[:3]) < 1e-2  # eval mode: the same function
+    # train mode (batch statistics) on the images it was calibrated on: still about the same
+    from models.detector_from_onnx import _letterbox
+
+    x = torch.from_numpy(np.stack([_letterbox(p, 320) for p in images]))
+    model.eval()
+    with torch.no_grad():
+        want = model(x)[0]
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.train()
+        got = model(x)[0]
+    assert float((got - want).abs().max()) < 0.05 * float(want.abs().max())
+    out = save(model, tmp_path / "det.pt")
+    ckpt = torch.load(out, weights_only=False)
+    assert ckpt["model"].names == {0: "card"}
