@@ -43,6 +43,9 @@ HUE_RANGES = {"red": (-8.0, 9.0), "yellow": (18.0, 31.0), "green": (36.0, 88.0),
 _LIME = (36.0, 50.0)
 
 
+CLASSIC_ITALIC = 0.7  # share of classic printings in training drawn with italic digits
+
+
 def train_params(rng: np.random.Generator, look: str | None = None, wide: float = 0.6):
     """A random printing for training: `random_params`, and with probability `wide` each
     colour's hue drawn over its whole HUE_RANGES (per colour, independently), saturation
@@ -52,6 +55,10 @@ def train_params(rng: np.random.Generator, look: str | None = None, wide: float 
     from vision.render import BASE_BGR, COLOURS, random_params
 
     p = random_params(rng, look)
+    if p.look == "classic" and rng.random() < CLASSIC_ITALIC:
+        # the real classic deck's digits lean right (its 9 read as a 5 when only upright
+        # renders and no classic photo were trained on)
+        p = replace(p, slant=float(rng.uniform(0.12, 0.3)))
     if rng.random() >= wide:
         return p
     own = []

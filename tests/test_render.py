@@ -61,3 +61,25 @@ def test_unknown_card_and_bad_look_are_clear_errors():
         RenderParams(look="1970s")
     with pytest.raises(ValueError, match="too small"):
         render_card("red-1", height=4)
+
+
+def test_italic_digits_lean_right_and_upright_stays_the_default():
+    from dataclasses import replace
+
+    import numpy as np
+
+    from vision.render import RenderParams, random_params, render_card
+
+    assert RenderParams().slant == 0.0 and random_params(np.random.default_rng(4), "classic").slant == 0.0
+    p = replace(random_params(np.random.default_rng(4), "classic"), wear=0.0, gloss=0.0)
+
+    def ink_lean(slant: float) -> float:
+        art = render_card("red-1", height=400, rng=np.random.default_rng(1), params=replace(p, slant=slant))
+        h, w = art.shape[:2]
+        # the big glyph's outline is the darkest ink in the card's middle band
+        mid = art[int(h * 0.3): int(h * 0.7), int(w * 0.2): int(w * 0.8), :3].astype(int).sum(axis=2)
+        ys, xs = np.nonzero(mid < 120)
+        top, bottom = xs[ys < np.median(ys)], xs[ys >= np.median(ys)]
+        return float(top.mean() - bottom.mean())
+
+    assert ink_lean(0.25) > ink_lean(0.0) + 0.03 * 400

@@ -128,6 +128,9 @@ class RenderParams:
     # each colour's own hue offset (OpenCV hue units, in COLOURS order), on top of hue_shift:
     # printings and cameras differ per ink (a lime or teal green, an orange-ish red)
     colour_hue: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    # italic digits (the classic deck prints its numbers leaning right): the glyph's top is
+    # moved right by this share of its height relative to its middle; 0 upright
+    slant: float = 0.0
 
     def __post_init__(self) -> None:
         if self.look not in LOOKS:
@@ -227,7 +230,7 @@ def _rounded_rect(mask: np.ndarray, x0, y0, x1, y1, r, value=255) -> None:
         cv2.circle(mask, (cx, cy), r, value, -1, cv2.LINE_AA)
 
 
-def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool):
+def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, slant: float = 0.0):
     """Masks (drawn in order, each gets outline + fill) for one glyph in a box.
 
     Returns a list of (mask, fill_key) where fill_key is 'fg' (the glyph colour) or a
@@ -245,6 +248,9 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool):
             _draw_strokes(m, [[(0.14, 1.03), (0.86, 1.03)]], (x0, y0, bw, bh), weight * 0.6)
         else:
             _draw_strokes(m, _DIGITS[rank], box, weight)
+        if slant:
+            shear = np.float32([[1, -slant, slant * (y0 + bh / 2)], [0, 1, 0]])
+            m = cv2.warpAffine(m, shear, (canvas.w, canvas.h), flags=cv2.INTER_LINEAR)
         layers.append((m, "fg"))
     elif rank == "skip":
         m = canvas.mask()
@@ -514,7 +520,7 @@ def render_card(
         gh *= h * gs if rank not in ("skip", "reverse", "draw2", "draw4") else w * 1.55 * gs
         box = _glyph_box(rank, cx, cy, gh)
         weight = gh * (0.14 if rank in _DIGITS else 0.12) * p.stroke
-        layers = _glyph_layers(cv_, rank, box, weight, small=False)
+        layers = _glyph_layers(cv_, rank, box, weight, small=False, slant=p.slant)
         _composite_glyph(cv_, layers, fg, p, unit, style, cols)
 
     # corner indices: top-left upright, bottom-right turned 180 degrees
@@ -529,7 +535,7 @@ def render_card(
     corner.img[:] = 0
     cbox = _glyph_box(crank, ccx, ccy, ch)
     cweight = ch * 0.16 * p.stroke
-    clayers = _glyph_layers(cv_, crank, cbox, cweight, small=True)
+    clayers = _glyph_layers(cv_, crank, cbox, cweight, small=True, slant=p.slant)
     cstyle = "outline" if crank != "wildcircle" else "outline"
     cfg = paper
     for m, key in clayers:  # paint both corners: the 180-degree copy comes from flipping
