@@ -312,25 +312,15 @@ def _draw_distractor(rng, img, idmap, pw, ph, ch):
     idmap[m > 127] = OCCLUDER
 
 
-def _rounded(art: np.ndarray) -> np.ndarray:
-    """A straightened photo of a card (BGR or BGRA) with the card's rounded corners cut."""
-    h, w = art.shape[:2]
-    a = np.zeros((h, w), np.uint8)
-    r = max(2, int(0.06 * w))
-    cv2.rectangle(a, (r, 0), (w - 1 - r, h - 1), 255, -1)
-    cv2.rectangle(a, (0, r), (w - 1, h - 1 - r), 255, -1)
-    for x, y in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
-        cv2.circle(a, (x, y), r, 255, -1, cv2.LINE_AA)
-    return np.dstack([art[:, :, :3], a])
-
-
 def _paste_card(rng, img, idmap, p: _Placed, idx: int, params, art: np.ndarray | None = None):
     """Render one card (or take `art`, a real card's photo) and lay it on the plane, with a
     soft contact shadow."""
     ph, pw = img.shape[:2]
     rh = int(max(24, min(600, p.height * 1.15)))
     if art is not None:
-        art = _rounded(art)
+        from vision.real_faces import round_corners
+
+        art = round_corners(art[:, :, :3], radius=0.06)
     elif p.card == BACK:
         art = render_back(rh, rng=rng, params=params)
     else:

@@ -38,7 +38,8 @@ def faces_dir(name_or_path: str | os.PathLike | None = None) -> Path:
     raise FileNotFoundError(f"no faces folder {name!r} (a path, or a set under shared/data)")
 
 
-def _round_corners(img: np.ndarray, radius: float = 0.07) -> np.ndarray:
+def round_corners(img: np.ndarray, radius: float = 0.07) -> np.ndarray:
+    """A card photo cut straight (BGR) as BGRA, its corners rounded like the card's."""
     h, w = img.shape[:2]
     r = max(1, int(round(radius * w)))
     a = np.zeros((h, w), np.uint8)
@@ -65,7 +66,7 @@ def load_faces(
                 continue
             if img.shape[1] > img.shape[0]:
                 img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
-            faces.setdefault(row["card"], []).append(_round_corners(img))
+            faces.setdefault(row["card"], []).append(round_corners(img))
     if not faces:
         raise FileNotFoundError(f"{folder}: no labelled photos")
     return faces

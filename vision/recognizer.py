@@ -389,6 +389,12 @@ class CardRecognizer:
             self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recognize")
         return list(self._pool.map(self.recognize_timed, images))
 
+    def close(self) -> None:
+        """Let recognize_many's threads go (a recognizer replaced by another, e.g. a deck)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
     def recognize_timed(self, image: np.ndarray) -> tuple[list[CardDetection], dict[str, float]]:
         """`recognize`, with this call's stage times (ms) returned beside its cards, not kept:
         safe to call from several threads at once."""

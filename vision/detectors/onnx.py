@@ -72,7 +72,8 @@ class OnnxDetector:
         """Read with deck NAME's classifier from the next frame on (None: the generic model).
         A deck that cannot be used raises its DeckError and the current reading stays."""
         fresh = OnnxDetector(self.base_cfg.model_copy(update={"deck": deck}))
-        self.cfg, self.recognizer = fresh.cfg, fresh.recognizer
+        old, self.cfg, self.recognizer = self.recognizer, fresh.cfg, fresh.recognizer
+        old.close()
 
     def detect(self, image: np.ndarray, truth=None) -> list[CardDetection]:
         dets, t = self.recognizer.recognize_timed(image)
