@@ -73,32 +73,45 @@ def load(onnx_path: Path, calibration: list[Path], yaml: Path = CARD_YAML, imgsz
             m.bn.running_mean.zero_()
             m.bn.running_var.fill_(1.0 - m.bn.eps)
     if calibration:
-        x = torch.from_numpy(np.stack([_letterbox(p, imgsz) for p in calibration]))
-        stats: dict[str, tuple] = {}
-
-        def hook(name):
-            def fn(mod, inp, out):
-                z = out.double()
-                stats[name] = (z.mean((0, 2, 3)), z.var((0, 2, 3), unbiased=False))
-            return fn
-
-        model.eval()
-        handles = [m.conv.register_forward_hook(hook(n)) for n, m in convs]
-        with torch.no_grad():
-            model(x)  # eval mode: every later layer sees exactly the folded function's input
-        for h in handles:
-            h.remove()
-        with torch.no_grad():
-            for n, m in convs:
-                mu, var = stats[n]
-                eps = m.bn.eps
-                # (z - mu) / sqrt(var + eps) * gamma + beta == z + bias, for these stats
-                m.bn.running_mean.copy_(mu.float())
-                m.bn.running_var.copy_(var.float())
-                m.bn.weight.copy_(torch.sqrt(var + eps).float())
-                m.bn.bias.copy_((m.bn.bias.double() + mu).float())
+        fit_norms(model, [(m.conv, m.bn) for _, m in convs],
+                  torch.from_numpy(np.stack([_letterbox(p, imgsz) for p in calibration])))
     model.names = {0: "card"}
     return model
+
+
+def fit_norms(model, pairs, x) -> None:
+    """Each (conv, batch norm) pair of `model`, whose norm is the identity plus the folded
+    bias, refitted so that the layer computes the same with the batch statistics of `x`:
+    (z - mu) / sqrt(var + eps) * gamma + beta == z + bias when gamma = sqrt(var + eps) and
+    beta = bias + mu. The statistics are measured in eval mode, where every layer sees the
+    folded function's input."""
+    import torch
+
+    stats: dict[int, tuple] = {}
+
+    def hook(k):
+        def fn(mod, inp, out):
+            z = out.double()
+            stats[k] = (z.mean((0, 2, 3)), z.var((0, 2, 3), unbiased=False))
+        return fn
+
+    was_training = model.training
+    model.eval()
+    handles = [conv.register_forward_hook(hook(k)) for k, (conv, _) in enumerate(pairs)]
+    try:
+        with torch.no_grad():
+            model(x)
+    finally:
+        for h in handles:
+            h.remove()
+    with torch.no_grad():
+        for k, (_, bn) in enumerate(pairs):
+            mu, var = stats[k]
+            bn.running_mean.copy_(mu.float())
+            bn.running_var.copy_(var.float())
+            bn.weight.copy_(torch.sqrt(var + bn.eps).float())
+            bn.bias.copy_((bn.bias.double() + mu).float())
+    model.train(was_training)
 
 
 def save(model, out: Path) -> Path:

@@ -57,10 +57,14 @@ def build_net(n_classes: int = len(CLASSES)):
     )
 
 
-def load_onnx_weights(net, path: Path) -> None:
+def load_onnx_weights(net, path: Path, calibration: np.ndarray | None = None) -> None:
     """Start `net` (build_net) from a shipped classifier ONNX file: its convolutions carry the
     batch norms folded in, so each conv takes the folded weight and its batch norm becomes the
-    identity plus the folded bias (the same function; training then re-learns the norms)."""
+    identity plus the folded bias (the same function in eval mode). With `calibration` (a
+    batch of training inputs) each norm is then fitted to the batch statistics it will see in
+    training, so that train mode computes the same function too: a fine-tune starts from the
+    file's accuracy instead of relearning the norms (a first epoch at 57% synthetic accuracy
+    for a file that reads 99%)."""
     import onnx
     import torch
     from onnx import numpy_helper
@@ -84,6 +88,12 @@ def load_onnx_weights(net, path: Path) -> None:
         lin = [m for m in mods if isinstance(m, torch.nn.Linear)][0]
         lin.weight.copy_(torch.from_numpy(init[gemm.input[1]]))
         lin.bias.copy_(torch.from_numpy(init[gemm.input[2]]))
+    if calibration is None:
+        return
+    from models.detector_from_onnx import fit_norms
+
+    fit_norms(net, [(conv, bn) for conv, bn in zip(conv_mods, bn_mods, strict=True)],
+              torch.from_numpy(calibration))
 
 
 def render_bank(
@@ -229,7 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.init is not None:
         net.load_state_dict(torch.load(args.init, map_location="cpu"))
     elif args.init_onnx is not None:
-        load_onnx_weights(net, args.init_onnx)
+        crng = np.random.default_rng(args.seed + 4)
+        calib = [synth_crop(crng, bank[int(i)][1], textures) for i in crng.integers(len(bank), size=256)]
+        calib += [synth_crop(crng, img, textures) for _, _, img in real_cards[:: max(1, len(real_cards) // 64)]]
+        load_onnx_weights(net, args.init_onnx, to_input(calib, norm))
     steps_per_epoch = args.per_epoch // args.batch
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     total_steps = args.epochs * steps_per_epoch

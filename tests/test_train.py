@@ -139,3 +139,33 @@ def test_the_shipped_detector_is_recovered_from_its_onnx_file_for_fine_tuning(tm
     out = save(model, tmp_path / "det.pt")
     ckpt = torch.load(out, weights_only=False)
     assert ckpt["model"].names == {0: "card"}
+
+
+def test_a_classifier_started_from_its_onnx_file_keeps_its_readings_in_train_mode():
+    import onnxruntime as ort
+    import torch
+
+    from models.crops import synth_crop
+    from models.scenes import make_table
+    from models.train_classifier import build_net, load_onnx_weights, render_bank
+    from vision.crops import to_input
+
+    onnx_file = ROOT / "models/card_classifier.onnx"
+    rng = np.random.default_rng(3)
+    textures = [make_table(rng, 64, 64) for _ in range(4)]
+    bank = render_bank(9, 1, height=96, progress=False)
+    x = to_input([synth_crop(rng, art, textures) for _, art in bank[:110]], False)
+    want = ort.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"]).run(None, {"crops": x})[0]
+
+    def train_mode_logits(calibration):
+        net = build_net()
+        load_onnx_weights(net, onnx_file, calibration)
+        net.train()
+        with torch.no_grad():
+            return net[:-2](torch.from_numpy(x)).flatten(1) @ net[-1].weight.T + net[-1].bias  # no dropout
+
+    fitted = train_mode_logits(x).numpy()
+    identity = train_mode_logits(None).numpy()
+    agree = lambda z: float((z.argmax(1) == want.argmax(1)).mean())  # noqa: E731
+    assert agree(fitted) > 0.98 and np.abs(fitted - want).max() < 0.05 * np.abs(want).max()
+    assert agree(identity) < agree(fitted)  # plain identity norms: another function in train mode
