@@ -43,3 +43,31 @@ def test_build_is_deterministic_for_a_seed(tmp_path):
     for f in sorted((tmp_path / "a" / "labels").rglob("*.txt")):
         twin = tmp_path / "b" / f.relative_to(tmp_path / "a")
         assert f.read_text() == twin.read_text()
+
+
+def test_the_cli_pastes_real_cards_says_which_photos_and_boxes_cards_shown_by_their_index(tmp_path):
+    from models.build_dataset import main
+    from models.real_cards import SETS, list_set
+
+    out = tmp_path / "ds"
+    assert main(["--seed", "6", "--size", "4", "--out", str(out), "--real", "classic", "--real-share", "1",
+                 "--white", "1", "--index-visible", "0.25", "--kinds", "table=1"]) == 0
+    listed = (out / "real_photos.txt").read_text().split()
+    assert len(listed) == len(list_set("classic")) and all(p.startswith("classic/") for p in listed)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["style"]["real_cards"] == len(listed) and summary["index_min"] == 0.25
+    cards = [c for m in (out / "meta").rglob("*.json") for c in json.loads(m.read_text())["cards"]]
+    classic = {lab for lab in (r.card for r in list_set("classic"))}
+    faces = [c for c in cards if c["card"] != BACK]
+    assert faces and all(c["card"] in classic for c in faces)  # every face a real classic photo
+    assert SETS["classic"].is_dir()
+
+
+def test_an_unknown_real_set_is_a_clear_error(tmp_path, capsys):
+    import pytest
+
+    from models.build_dataset import main
+
+    with pytest.raises(SystemExit):
+        main(["--size", "2", "--out", str(tmp_path / "x"), "--real", "nope"])
+    assert "unknown real set" in capsys.readouterr().err
