@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
         from models.real_cards import load_cutouts, parse_sets
 
         try:
-            cut = load_cutouts(parse_sets(args.real))
+            # whole cards, border and all: the boxes the detector learns are the cards' edges
+            cut = load_cutouts(parse_sets(args.real), outline=True)
         except ValueError as exc:
             ap.error(f"--real: {exc}")
         real = tuple((rc.card, img) for rc, img in cut)

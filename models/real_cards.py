@@ -103,12 +103,20 @@ def _detector_quad(img: np.ndarray) -> np.ndarray | None:
     return max(found, key=lambda t: t[1])[0] if found else None
 
 
-def photo_quad(name: str, img: np.ndarray) -> np.ndarray | None:
-    """The card's corners in a photo of set `name` (None if not found)."""
+def photo_quad(name: str, img: np.ndarray, outline: bool = False) -> np.ndarray | None:
+    """The card's corners in a photo of set `name` (None if not found). The detector's box
+    of a `real-cards-2010s-mit2` card runs along its coloured field, inside the white
+    border (what the classifier sees at run time); `outline`: snapped out to the card's
+    own edge (what a detector must learn to box)."""
     h, w = img.shape[:2]
     if name in ("mit", "classic"):
         return np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    return _detector_quad(img)
+    q = _detector_quad(img)
+    if q is not None and outline:
+        from vision.recognizer import refine_quad
+
+        q = refine_quad(img, q)
+    return q
 
 
 def cut_out(img: np.ndarray, quad: np.ndarray, height: int = CUT_H) -> np.ndarray:
@@ -125,14 +133,15 @@ def cut_out(img: np.ndarray, quad: np.ndarray, height: int = CUT_H) -> np.ndarra
     return np.dstack([out, np.full(out.shape[:2], 255, np.uint8)])
 
 
-def load_cutouts(names: list[str]) -> list[tuple[RealCard, np.ndarray]]:
-    """Every card of the named sets, cut out (photos where no card is found are skipped)."""
+def load_cutouts(names: list[str], outline: bool = False) -> list[tuple[RealCard, np.ndarray]]:
+    """Every card of the named sets, cut out (photos where no card is found are skipped);
+    `outline`: see `photo_quad`."""
     out = []
     for name in names:
         folder = SETS[name]
         for rc in list_set(name):
             img = cv2.imread(str(folder / rc.file), cv2.IMREAD_COLOR)
-            q = photo_quad(name, img)
+            q = photo_quad(name, img, outline)
             if q is not None:
                 out.append((rc, cut_out(img, q)))
     return out
