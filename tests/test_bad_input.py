@@ -1,25 +1,17 @@
 """Bad input: frames with no face to read give no face (or `back`), never a made-up one."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from models.evaluate import bad_frames
 
-CANDIDATE = Path(__file__).resolve().parent.parent / "models/candidates/card_classifier_issue13.onnx"
 
+@pytest.fixture(scope="module")
+def rec():
+    """The shipped models (the classifier normalises each crop's colour by its own white)."""
+    from vision.recognizer import CardRecognizer
 
-@pytest.fixture(scope="module", params=["shipped", "candidate"])
-def rec(request):
-    """The shipped models, and the shipped detector with the candidate classifier."""
-    from vision.recognizer import DETECTOR_FILE, PACKAGE_MODELS, CardRecognizer
-
-    if request.param == "shipped":
-        return CardRecognizer.default()
-    if not CANDIDATE.is_file():
-        pytest.skip("no candidate classifier")
-    return CardRecognizer(PACKAGE_MODELS / DETECTOR_FILE, CANDIDATE)
+    return CardRecognizer.default()
 
 
 FRAMES = dict(bad_frames(np.random.default_rng(11)))

@@ -1,7 +1,6 @@
 """Colour that survives real light: each crop normalised by its own white (vision.crops),
 the same at train and run time, and green told from yellow under a cast."""
 
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -90,26 +89,17 @@ def test_the_recognizer_follows_the_classifiers_metadata():
     assert rec.normalize_colour == (meta.get("colour") == COLOUR_WHITE_REF)
 
 
-CANDIDATE = Path(__file__).resolve().parent.parent / "models/candidates/card_classifier_issue13.onnx"
+@pytest.fixture(scope="module")
+def rec():
+    from vision.recognizer import CardRecognizer
+
+    return CardRecognizer.default()
 
 
-@pytest.fixture(scope="module", params=["shipped", "candidate"])
-def rec(request):
-    from vision.recognizer import DETECTOR_FILE, PACKAGE_MODELS, CardRecognizer
+def test_the_shipped_classifier_normalises_its_crops():
+    from vision.recognizer import CardRecognizer
 
-    if request.param == "shipped":
-        return CardRecognizer.default()
-    if not CANDIDATE.is_file():
-        pytest.skip("no candidate classifier")
-    return CardRecognizer(PACKAGE_MODELS / DETECTOR_FILE, CANDIDATE)
-
-
-def test_the_candidate_normalises_its_crops():
-    from vision.recognizer import DETECTOR_FILE, PACKAGE_MODELS, CardRecognizer
-
-    if not CANDIDATE.is_file():
-        pytest.skip("no candidate classifier")
-    assert CardRecognizer(PACKAGE_MODELS / DETECTOR_FILE, CANDIDATE).normalize_colour
+    assert CardRecognizer.default().normalize_colour
 
 
 def _lime_render(card: str, hue: float = 42.0, sat: float = 1.1, val: float = 0.85) -> np.ndarray:
