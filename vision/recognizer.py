@@ -380,7 +380,7 @@ class CardRecognizer:
     def recognize_many(self, images: list[np.ndarray]) -> list[tuple[list[CardDetection], dict[str, float]]]:
         """`recognize_timed` of several images (a frame's zone crops), side by side: one
         detector run gains little from a second core, two runs on two cores take the time of
-        one (models/README.md, the frame budget)."""
+        one (docs/replay.md, the frame budget)."""
         if len(images) < 2:
             return [self.recognize_timed(im) for im in images]
         if self._pool is None:
