@@ -19,7 +19,7 @@ from vision.pipeline import VisionPipeline
 from vision.recognizer import DETECTOR_FILE, PACKAGE_MODELS, CardRecognizer
 from vision.sim import SimTable, random_script
 
-C = "models/candidates/card_classifier_issue13.onnx"
+C = "models/candidates/card_classifier_issue13.onnx"  # removed in the fourth session: `git show ccd15fa:models/candidates/card_classifier_issue13.onnx > FILE`
 orig = T.DiscardTracker._card_sized
 
 
