@@ -300,3 +300,22 @@ def test_mjpeg_without_a_camera_waits_instead_of_spinning():
     gen = mjpeg_stream(svc, disconnected=lambda: time.monotonic() > stop_at, poll=0.1)
     assert list(gen) == []
     assert svc.frame_calls <= 5
+
+
+def test_the_server_closes_even_when_its_wakeup_pipe_is_already_gone_and_closing_twice_is_harmless():
+    # a demo stopped by Ctrl-C once found waitress's trigger closed under a running loop and
+    # died with "Bad file descriptor" instead of exiting in order
+    import socket
+
+    from flask import Flask
+
+    app = Flask("t")
+    app.add_url_rule("/", "i", lambda: "ok")
+    srv = BackgroundServer(app).start()
+    srv.server.trigger.close()  # the wake-up pipe closed, the loop still running
+    srv.close()
+    srv.close()
+    assert not srv._thread.is_alive()
+    host, port = srv.url.removeprefix("http://").split(":")
+    with pytest.raises(OSError):
+        socket.create_connection((host, int(port)), timeout=1).close()

@@ -95,6 +95,7 @@ class BackgroundServer:
         self.server = make_server(app, host, port, threads=threads, **guard_options)
         self.url = f"http://{host}:{self.server.effective_port}"
         self._thread = threading.Thread(target=self._run, name="waitress", daemon=True)
+        self._closed = False
 
     def _run(self) -> None:
         try:
@@ -107,11 +108,19 @@ class BackgroundServer:
         return self
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         stop_streams(self.app)
         if self._thread.is_alive():
             # Closed from the loop's own thread: sockets closed under a running poll loop
             # can leave it acting on a dead descriptor ("Bad file descriptor").
-            self.server.trigger.pull_trigger(self._close_sockets)
+            try:
+                self.server.trigger.pull_trigger(self._close_sockets)
+            except OSError:
+                # the trigger is gone already: the loop is ending on its own (seen once in
+                # a demo stopped by Ctrl-C); close what is left from here
+                self._close_sockets()
             self._thread.join(timeout=5)
         else:
             self._close_sockets()
