@@ -70,7 +70,7 @@ def load_onnx_weights(net, path: Path, calibration: np.ndarray | None = None) ->
     from onnx import numpy_helper
 
     model = onnx.load(str(path))
-    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    init = {t.name: numpy_helper.to_array(t).copy() for t in model.graph.initializer}
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
     mods = list(net)
