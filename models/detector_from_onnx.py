@@ -20,24 +20,22 @@ from pathlib import Path
 
 import numpy as np
 
+from models.folded_norms import fit_norms, unfold
 from table.paths import offline_ultralytics
 
 CARD_YAML = Path(__file__).resolve().parent / "cfg" / "yolo11p-card-obb.yaml"
 
 
 def _letterbox(path: Path, size: int) -> np.ndarray:
+    """A training image as the detector's 3xHxW input (the recognizer's letterbox)."""
     import cv2
+
+    from vision.recognizer import letterbox
 
     img = cv2.imread(str(path))
     if img is None:
         raise ValueError(f"cannot read calibration image {path}")
-    h, w = img.shape[:2]
-    s = size / max(h, w)
-    img = cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
-    out = np.full((size, size, 3), 114, np.uint8)
-    y, x = (size - img.shape[0]) // 2, (size - img.shape[1]) // 2
-    out[y: y + img.shape[0], x: x + img.shape[1]] = img
-    return out[:, :, ::-1].transpose(2, 0, 1).astype(np.float32) / 255.0
+    return letterbox(img, size)[0][0]
 
 
 def load(onnx_path: Path, calibration: list[Path], yaml: Path = CARD_YAML, imgsz: int = 320):
@@ -49,7 +47,7 @@ def load(onnx_path: Path, calibration: list[Path], yaml: Path = CARD_YAML, imgsz
     from ultralytics.nn.modules import Conv
     from ultralytics.nn.tasks import OBBModel
 
-    init = {t.name: numpy_helper.to_array(t).copy() for t in onnx.load(str(onnx_path)).graph.initializer}
+    init = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(onnx_path)).graph.initializer}
     model = OBBModel(str(yaml), ch=3, nc=1, verbose=False)
     named = dict(model.named_modules())
     convs = [(n, m) for n, m in named.items() if isinstance(m, Conv) and hasattr(m, "bn")]
@@ -63,55 +61,16 @@ def load(onnx_path: Path, calibration: list[Path], yaml: Path = CARD_YAML, imgsz
         raise ValueError(f"{onnx_path} does not match {yaml.name}: no weights for {missing[:5]}")
     with torch.no_grad():
         for n, m in plain:  # convolutions without a norm (the head's last layers, the DFL)
-            m.weight.copy_(torch.from_numpy(init[f"{n}.weight"]))
+            m.weight.copy_(torch.from_numpy(np.array(init[f"{n}.weight"])))
             if m.bias is not None:
-                m.bias.copy_(torch.from_numpy(init[f"{n}.bias"]))
-        for n, m in convs:
-            m.conv.weight.copy_(torch.from_numpy(init[f"{n}.conv.weight"]))
-            m.bn.weight.fill_(1.0)
-            m.bn.bias.copy_(torch.from_numpy(init[f"{n}.conv.bias"]))
-            m.bn.running_mean.zero_()
-            m.bn.running_var.fill_(1.0 - m.bn.eps)
+                m.bias.copy_(torch.from_numpy(np.array(init[f"{n}.bias"])))
+    for n, m in convs:
+        unfold(m.conv, m.bn, init[f"{n}.conv.weight"], init[f"{n}.conv.bias"])
     if calibration:
         fit_norms(model, [(m.conv, m.bn) for _, m in convs],
                   torch.from_numpy(np.stack([_letterbox(p, imgsz) for p in calibration])))
     model.names = {0: "card"}
     return model
-
-
-def fit_norms(model, pairs, x) -> None:
-    """Each (conv, batch norm) pair of `model`, whose norm is the identity plus the folded
-    bias, refitted so that the layer computes the same with the batch statistics of `x`:
-    (z - mu) / sqrt(var + eps) * gamma + beta == z + bias when gamma = sqrt(var + eps) and
-    beta = bias + mu. The statistics are measured in eval mode, where every layer sees the
-    folded function's input."""
-    import torch
-
-    stats: dict[int, tuple] = {}
-
-    def hook(k):
-        def fn(mod, inp, out):
-            z = out.double()
-            stats[k] = (z.mean((0, 2, 3)), z.var((0, 2, 3), unbiased=False))
-        return fn
-
-    was_training = model.training
-    model.eval()
-    handles = [conv.register_forward_hook(hook(k)) for k, (conv, _) in enumerate(pairs)]
-    try:
-        with torch.no_grad():
-            model(x)
-    finally:
-        for h in handles:
-            h.remove()
-    with torch.no_grad():
-        for k, (_, bn) in enumerate(pairs):
-            mu, var = stats[k]
-            bn.running_mean.copy_(mu.float())
-            bn.running_var.copy_(var.float())
-            bn.weight.copy_(torch.sqrt(var + bn.eps).float())
-            bn.bias.copy_((bn.bias.double() + mu).float())
-    model.train(was_training)
 
 
 def save(model, out: Path) -> Path:

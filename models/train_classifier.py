@@ -70,7 +70,7 @@ def load_onnx_weights(net, path: Path, calibration: np.ndarray | None = None) ->
     from onnx import numpy_helper
 
     model = onnx.load(str(path))
-    init = {t.name: numpy_helper.to_array(t).copy() for t in model.graph.initializer}
+    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
     mods = list(net)
@@ -78,20 +78,16 @@ def load_onnx_weights(net, path: Path, calibration: np.ndarray | None = None) ->
     bn_mods = [m for m in mods if isinstance(m, torch.nn.BatchNorm2d)]
     if len(convs) != len(conv_mods):
         raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(conv_mods)}")
+    from models.folded_norms import fit_norms, unfold
+
+    for node, conv, bn in zip(convs, conv_mods, bn_mods, strict=True):
+        unfold(conv, bn, init[node.input[1]], init[node.input[2]])
     with torch.no_grad():
-        for node, conv, bn in zip(convs, conv_mods, bn_mods, strict=True):
-            conv.weight.copy_(torch.from_numpy(init[node.input[1]]))
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(init[node.input[2]]))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
         lin = [m for m in mods if isinstance(m, torch.nn.Linear)][0]
-        lin.weight.copy_(torch.from_numpy(init[gemm.input[1]]))
-        lin.bias.copy_(torch.from_numpy(init[gemm.input[2]]))
+        lin.weight.copy_(torch.from_numpy(np.array(init[gemm.input[1]])))
+        lin.bias.copy_(torch.from_numpy(np.array(init[gemm.input[2]])))
     if calibration is None:
         return
-    from models.detector_from_onnx import fit_norms
-
     fit_norms(net, [(conv, bn) for conv, bn in zip(conv_mods, bn_mods, strict=True)],
               torch.from_numpy(calibration))
 

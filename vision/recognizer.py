@@ -71,6 +71,24 @@ def _session(path: Path, threads: int):
         raise ModelFileCorruptError(f"model file {path} cannot be loaded: {exc}") from exc
 
 
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, int, int]:
+    """The detector's input: `image` (BGR) shrunk into a size x size square padded with 114,
+    as a 1x3xHxW RGB 0..1 blob; with the scale and the left and top padding."""
+    h, w = image.shape[:2]
+    s = size / max(h, w)
+    nw, nh = max(1, round(w * s)), max(1, round(h * s))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+    px, py = (size - nw) / 2, (size - nh) / 2
+    top, left = int(round(py - 0.1)), int(round(px - 0.1))
+    canvas = cv2.copyMakeBorder(
+        resized, top, size - nh - top, left, size - nw - left,
+        cv2.BORDER_CONSTANT, value=(114, 114, 114),
+    )
+    # one C++ pass for BGR->RGB, HWC->NCHW and the 1/255 scale: the numpy chain of views
+    # and casts cost as much as the resize on a busy frame
+    return cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True), s, left, top
+
+
 def refine_quad(image, quad, max_side=192):
     """Snap a detector box to the card's own outline when one is clearly visible.
 
@@ -230,19 +248,7 @@ class CardRecognizer:
 
     # ------------------------------------------------------------------ stages
     def _letterbox(self, image: np.ndarray) -> tuple[np.ndarray, float, float, float]:
-        h, w = image.shape[:2]
-        s = self.imgsz / max(h, w)
-        nw, nh = max(1, round(w * s)), max(1, round(h * s))
-        resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
-        px, py = (self.imgsz - nw) / 2, (self.imgsz - nh) / 2
-        top, left = int(round(py - 0.1)), int(round(px - 0.1))
-        canvas = cv2.copyMakeBorder(
-            resized, top, self.imgsz - nh - top, left, self.imgsz - nw - left,
-            cv2.BORDER_CONSTANT, value=(114, 114, 114),
-        )
-        # one C++ pass for BGR->RGB, HWC->NCHW and the 1/255 scale: the numpy chain of
-        # views and casts cost as much as the resize on a busy frame
-        return cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True), s, left, top
+        return letterbox(image, self.imgsz)
 
     def detect(self, image: np.ndarray, timings: dict[str, float] | None = None) -> list[tuple[np.ndarray, float]]:
         """Card quads (4x2, original pixels) and detector scores, best first. Stage times go

@@ -76,14 +76,14 @@ class OnnxDetector:
         old.close()
 
     def detect(self, image: np.ndarray, truth=None) -> list[CardDetection]:
-        dets, t = self.recognizer.recognize_timed(image)
-        self.timings = {k: float(v) for k, v in t.items()}
-        return [d for d in dets if d.confidence >= self.cfg.min_confidence]
+        dets, self.timings = self._kept(*self.recognizer.recognize_timed(image))
+        return dets
 
     def detect_many(self, images: list[np.ndarray]) -> list[tuple[list[CardDetection], dict[str, float]]]:
         """`detect` of several crops of one frame, read side by side; each with its stage times."""
+        return [self._kept(dets, t) for dets, t in self.recognizer.recognize_many(images)]
+
+    def _kept(self, dets: list[CardDetection], timings: dict) -> tuple[list[CardDetection], dict[str, float]]:
+        """The readings sure enough to report, and the stage times as plain floats."""
         floor = self.cfg.min_confidence
-        return [
-            ([d for d in dets if d.confidence >= floor], {k: float(v) for k, v in t.items()})
-            for dets, t in self.recognizer.recognize_many(images)
-        ]
+        return [d for d in dets if d.confidence >= floor], {k: float(v) for k, v in timings.items()}
