@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--per-card", type=int, default=None, help="training augmentations per card (default 100)")
     q.add_argument("--held-back", type=int, default=None, help="augmentations per card kept back to measure (default 20)")
     q.add_argument("--no-colour", action="store_true", help="do not learn the light's colours")
+    q.add_argument("--no-gate", action="store_true",
+                   help="read every card with the deck's classifier, also cards unlike the deck's "
+                        "(default: those are read by the generic model)")
     q.add_argument("--fast", action="store_true", help="few augmentations (a quick check, lower accuracy)")
     q.add_argument("--allow-missing", action="store_true", help="fit a deck with faces missing from cards.csv")
     q.add_argument("--seed", type=int, default=0, help="seed of the augmentations")
@@ -97,6 +100,7 @@ def cmd_fit(args) -> int:
     if args.held_back is not None:
         s.held_back = args.held_back
     s.colour = not args.no_colour
+    s.gate = not args.no_gate
     s.seed = args.seed
     for k in ("per_card", "held_back"):
         if getattr(s, k) < 1:
@@ -113,6 +117,10 @@ def cmd_fit(args) -> int:
           f"({profile['fit_cpu_seconds']:.0f} CPU s) on {profile['figures']['enrolled_cards']} cards")
     print(f"top-1 on {f['augmentations']} held-back augmentations: generic {_pct(f['generic_top1'])}, "
           f"colours learnt {_pct(f['colours_only_top1'])}, fitted {_pct(f['deck_top1'])}")
+    gate = profile["figures"].get("gate")
+    if gate:
+        print(f"cards unlike this deck's go to the generic model; of this deck's own held-back crops "
+              f"{_pct(gate.get('held_back_inside'))} stay with the deck")
     print(f"play with it: uno-table run --deck {args.name}  (or vision: {{deck: {args.name}}} in uno-table.yaml)")
     return 0
 
@@ -162,6 +170,11 @@ def cmd_show(args) -> int:
     if held:
         print(f"  top-1 on {held.get('augmentations')} held-back augmentations: generic {_pct(held.get('generic_top1'))}, "
               f"fitted {_pct(held.get('deck_top1'))}")
+    gate = r.figures.get("gate")
+    if held:
+        print("  other decks' cards: " + (f"read by the generic model ({_pct(gate.get('held_back_inside'))} of the "
+                                          "deck's own held-back crops kept for the deck)" if gate else
+                                          "read by this deck's classifier too (fitted with --no-gate or before the gate)"))
     print(f"  state: {_state(r)}")
     return 0
 

@@ -149,7 +149,7 @@ def _detector(deck: str | None):
     from vision.config import OnnxDetectorConfig
     from vision.detectors import make_detector
 
-    return make_detector(OnnxDetectorConfig(deck=deck, min_confidence=0.0))
+    return make_detector(OnnxDetectorConfig(deck=deck, min_confidence=0.0, tiles=True))  # as `detect` reads photos
 
 
 def shared_sets(deck: str | None, sets=("real-cards-mit", "real-cards-2010s-mit2", "real-cards-classic-apache")) -> dict:
@@ -160,7 +160,7 @@ def shared_sets(deck: str | None, sets=("real-cards-mit", "real-cards-2010s-mit2
     for s in sets:
         folder = shared_dir() / s
         if (folder / "labels.csv").is_file():
-            r = evaluate_photos(folder, OnnxDetectorConfig(deck=deck, min_confidence=0.0))
+            r = evaluate_photos(folder, OnnxDetectorConfig(deck=deck, min_confidence=0.0, tiles=True))
             out[s] = f"{r['right']}/{r['photos']}"
     return out
 
@@ -262,7 +262,7 @@ def _photo_top1(deck: str | None, photos, classifier: Path | None = None) -> tup
         from vision.config import OnnxDetectorConfig
         from vision.detectors import make_detector
 
-        det = make_detector(OnnxDetectorConfig(classifier_path=classifier, min_confidence=0.0))
+        det = make_detector(OnnxDetectorConfig(classifier_path=classifier, min_confidence=0.0, tiles=True))
     else:
         det = _detector(deck)
     right, wrong = 0, []
@@ -369,7 +369,7 @@ def run_true_boxes(name: str) -> dict:
     """Top-1 of the generic and the deck's classifier on the new photos of `render` (their
     truth files), each card cut at its true outline: the classifier without the detector."""
     from vision.crops import CLASSES, crop_from_quad, order_portrait
-    from vision.decks.learn import classifier_input, session
+    from vision.decks.learn import classifier_feed, session
 
     folder = Path(store.decks_root()).parent / "deck-proof" / name
     crops, labels = [], []
@@ -382,11 +382,10 @@ def run_true_boxes(name: str) -> dict:
             labels.append(r["card"])
     if not crops:
         raise SystemExit(f"no new photos in {folder}: run `python -m models.deck_proof render` first")
-    x = classifier_input(crops)
     out = {"deck": name, "cards": len(crops)}
     for key, path in (("generic", store.generic_classifier_path()), ("fitted", store.deck_classifier(name))):
         sess = session(path)
-        z = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+        z = sess.run(None, classifier_feed(crops, sess))[0]
         names = [CLASSES[int(i)] for i in z.argmax(axis=1)]
         wrong = [f"{t}->{p}" for t, p in zip(labels, names, strict=True) if t != p]
         out[key] = {"right": len(crops) - len(wrong), "top1": round(1 - len(wrong) / len(crops), 4),

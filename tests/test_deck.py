@@ -19,7 +19,7 @@ import pytest
 from vision.crops import CLASSES
 from vision.decks import store
 from vision.decks.looks import DeckLook, deck_cards, layout_photos
-from vision.render import ALL_FACES
+from vision.render import ALL_FACES, render_card
 
 # a cheap print (inks turned: greens lime, blues teal) under a warm bulb: the generic model
 # reads many of its cards wrong
@@ -194,6 +194,77 @@ def test_the_assignment_names_what_the_classifier_alone_misreads():
 
 
 # ------------------------------------------------------------------------ the ONNX surgery
+def test_cards_of_another_deck_are_read_by_the_generic_model(small_deck, data):
+    """The gate: a crop more like the printings the generic model knows than any enrolled card
+    gets exactly the generic model's logits on its own colours; the deck's own cards, from a
+    new photo, get the deck's reading (they differ from the generic model's)."""
+    from vision.crops import crop_from_quad, order_portrait
+    from vision.decks.fit import _references
+    from vision.decks.learn import classifier_feed, session
+
+    _, profile, _ = small_deck
+    gate = profile["figures"]["gate"]
+    assert gate["prototypes"] == 2 * len(SMALL) and gate["tolerance"] >= 0.2 and 0.0 < gate["held_back_inside"] <= 1.0
+    deck = session(store.deck_dir("small") / "deck_classifier.onnx")
+    generic = session(store.generic_classifier_path())
+
+    def logits(sess, crops):
+        return sess.run(None, classifier_feed(crops, sess))[0]
+
+    # foreign: the canonical printings of the three looks, and other printings of two
+    # other designs (cards of another deck), in neutral light
+    foreign = _references()[::7]
+    rng = np.random.default_rng(5)
+    for face in SMALL:
+        for look in ("classic", "2020s"):
+            art = render_card(face, look, height=224, rng=rng)
+            a = art[..., 3:4] / 255.0
+            flat = (np.full(art.shape[:2] + (3,), 100.0) * (1 - a) + art[..., :3] * a).astype(np.uint8)
+            h, w = flat.shape[:2]
+            foreign.append(crop_from_quad(flat, np.float32([[0, 0], [w, 0], [w, h], [0, h]])))
+    np.testing.assert_allclose(logits(deck, foreign), logits(generic, foreign), rtol=1e-5, atol=1e-4)
+    # own: the deck's cards in a new layout
+    (img, truth), = layout_photos(deck_cards(LOOK, 300, faces=SMALL), photos=1, size=(1280, 960), seed=21,
+                                  cast=LOOK.cast)
+    own = [crop_from_quad(img, order_portrait(q)) for _, q in truth]
+    zd, zg = logits(deck, own), logits(generic, own)
+    moved = np.abs(zd - zg).max(axis=1) > 1e-3
+    assert moved.mean() > 0.9, moved
+    assert (zd.argmax(axis=1) == [CLASSES.index(n) for n, _ in truth]).sum() >= len(SMALL) - 1
+
+
+def test_the_fit_feeds_the_classifier_what_the_table_feeds_it(small_deck):
+    """The deck was fitted on crops made as the recognizer makes them for that classifier
+    (colour-normalised by their own white, for the shipped one): the fit's reading of a crop
+    is the recognizer's."""
+    from vision.crops import crop_from_quad, order_portrait
+    from vision.decks.learn import classifier_feed, session, softmax
+    from vision.recognizer import CardRecognizer
+
+    _, _, shots = small_deck
+    photo, truth = shots[0]
+    img = cv2.imread(str(photo))
+    path = store.deck_dir("small") / "deck_classifier.onnx"
+    rec = CardRecognizer(CardRecognizer.default().detector_path, path)
+    sess = session(path)
+    quads = [order_portrait(q) for _, q in truth[:6]]
+    p = softmax(sess.run(None, classifier_feed([crop_from_quad(img, q) for q in quads], sess))[0])
+    for row, top in zip(p, rec.classify_top(img, quads, 1), strict=True):
+        assert CLASSES[int(row.argmax())] == top[0][0] and abs(float(row.max()) - top[0][1]) < 1e-4
+
+
+def test_the_gate_in_the_file_decides_as_the_fit_does():
+    from vision.decks.fit import Gate
+
+    rng = np.random.default_rng(3)
+    protos, refs = rng.normal(size=(6, 16)), rng.normal(size=(9, 16))
+    gate = Gate.of(protos, refs)
+    near_own = protos[[0, 3]] + 0.05 * rng.normal(size=(2, 16))
+    near_ref = refs[[1, 8]] * 3.0 + 0.05 * rng.normal(size=(2, 16))  # length does not count: cosines
+    assert gate.inside(near_own).all() and not gate.inside(near_ref).any()
+    np.testing.assert_allclose(np.linalg.norm(gate.prototypes, axis=1), 1.0, rtol=1e-6)
+
+
 def test_a_neutral_deck_head_reproduces_the_generic_classifier(tmp_path):
     from vision.decks import onnxgraph
     from vision.decks.colour import IDENTITY
@@ -206,7 +277,7 @@ def test_a_neutral_deck_head_reproduces_the_generic_classifier(tmp_path):
     onnxgraph.deck_model(generic, out, np.zeros((2 * k, d), np.float32), np.zeros(2 * k, np.float32), 2, 1.0,
                          IDENTITY, {"deck": "neutral"})
     crops = [np.random.default_rng(i).integers(0, 255, (96, 64, 3), dtype=np.uint8) for i in range(4)]
-    x = classifier_input(crops)
+    x = classifier_input(crops, session(generic))
     a = session(generic).run(None, {"crops": x})[0]
     b = session(out).run(None, {"crops": x})[0]
     np.testing.assert_allclose(b, a + np.log(2.0), rtol=1e-4, atol=1e-3)  # LSE of two zeros

@@ -213,3 +213,89 @@ def test_crops_read_side_by_side_give_the_readings_and_times_of_one_at_a_time(re
         # each reading carries its own stage times, not another thread's
         assert all({"detect", "classify", "total"} <= set(t) for _, t in together)
     assert [d.card for d in alone[0]] == ["blue-7"] and [d.card for d in alone[1]] == ["yellow-reverse"]
+
+
+def _iou(a, b) -> float:
+    kind, pts = cv2.rotatedRectangleIntersection(cv2.minAreaRect(np.float32(a)), cv2.minAreaRect(np.float32(b)))
+    if kind == cv2.INTERSECT_NONE or pts is None:
+        return 0.0
+    inter = cv2.contourArea(cv2.convexHull(pts))
+    return inter / (cv2.contourArea(np.float32(a)) + cv2.contourArea(np.float32(b)) - inter)
+
+
+def _laid_out(photos: int):
+    """Phone photos of the 54 cards laid apart under a warm bulb: with 4 photos each card is
+    about 45 px long at the detector's 320, with one about 27."""
+    from vision.decks.looks import DeckLook, deck_cards, layout_photos
+
+    look = DeckLook.parse("2010s+wear@tungsten", seed=2)
+    return layout_photos(deck_cards(look, 400), photos=photos, size=(1600, 1200), seed=31, cast=look.cast)
+
+
+def _matched(dets, truth):
+    out = []
+    for name, q in truth:
+        c, size = q.mean(axis=0), float(np.linalg.norm(q[0] - q[2]))
+        near = [d for d in dets if np.linalg.norm(np.asarray(d.quad).mean(axis=0) - c) < 0.3 * size]
+        out.append((name, q, max(near, key=lambda d: d.confidence) if near else None))
+    return out
+
+
+@pytest.mark.slow
+def test_small_cards_in_a_big_photo_are_boxed_at_their_outline(rec):
+    loose = CardRecognizer(rec.detector_path, rec.classifier_path, refine_below=0)
+    ious = {"detector": [], "snapped": []}
+    for img, truth in _laid_out(4):
+        for name, r in (("detector", loose), ("snapped", rec)):
+            ious[name] += [_iou(q, d.quad) for _, q, d in _matched(r.recognize(img), truth) if d is not None]
+    median = {k: float(np.median(v)) for k, v in ious.items()}
+    assert len(ious["snapped"]) == 54 and median["snapped"] > 0.92 and median["detector"] < 0.9, median
+
+
+@pytest.mark.slow
+def test_a_photo_of_many_small_cards_is_read_in_tiles(rec):
+    (img, truth), = _laid_out(1)
+    tiled = CardRecognizer(rec.detector_path, rec.classifier_path, tiles=True)
+    whole = _matched(rec.recognize(img), truth)
+    parts = _matched(tiled.recognize(img), truth)
+    found = sum(d is not None for *_, d in parts)
+    right = sum(d is not None and d.card == name for name, _, d in parts)
+    assert found == len(truth) and right >= len(truth) - 1, [(n, d and d.card) for n, _, d in parts if not d or d.card != n]
+    assert right >= sum(d is not None and d.card == name for name, _, d in whole)
+    # a photo whose cards are large is read once, as without tiles
+    big = cv2.resize(img[:300, :400], (1200, 900))
+    assert [d.card for d in tiled.recognize(big)] == [d.card for d in rec.recognize(big)]
+
+
+def test_the_second_look_tries_other_turns_until_the_card_is_named(monkeypatch):
+    rec = CardRecognizer.default()
+    img, _ = _card_on_table("green-5", (320, 240), 45.0)
+    _first_look_off(rec, monkeypatch, 25.0)
+    real = rec._second_look
+    turns = []
+
+    def second_look(image, turn=45.0):
+        turns.append(turn)
+        return [] if turn == 45.0 else real(image, turn)  # the 45-degree look finds nothing
+
+    monkeypatch.setattr(rec, "_second_look", second_look)
+    (d,) = rec.recognize(img)
+    assert d.card == "green-5" and d.confidence >= 0.5
+    assert turns == [45.0, -20.0]  # and no more once it is named
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (REAL / "labels.csv").is_file(), reason="real photos not on this machine")
+def test_a_tilted_card_on_a_busy_pile_is_named():
+    """Play 15 of the real-faces game (seed 3): a wild tilted about 30 degrees on a messy pile
+    of photographed cards, boxed square by the detector at 0 and at 45 degrees."""
+    from vision.real_faces import load_faces
+    from vision.sim import SimTable, random_script
+
+    table = SimTable(seed=3, fps=20.0, mat=True, faces=load_faces(None))
+    random_script(table, 100, seed=3)
+    for _ in range(945):
+        image, _ = table.next_frame()
+    pile = image[40:486, 471:925]  # the discard zone's crop, as the pipeline cuts it
+    rec = CardRecognizer.default()
+    assert [d.card for d in rec.recognize(pile) if d.confidence >= 0.5] == ["wild"]

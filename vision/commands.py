@@ -73,7 +73,9 @@ def _detector_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _detector_config(args):
+def _detector_config(args, photos: bool = False):
+    """The detector the arguments ask for; `photos`: still photos (the ONNX backend reads
+    small cards in tiles)."""
     from vision import config as c
 
     kind = args.detector or ("ultralytics" if args.model and args.model.suffix == ".pt" else "onnx")
@@ -90,7 +92,7 @@ def _detector_config(args):
         return c.UltralyticsDetectorConfig(path=args.model)
     if kind == "sim-truth":
         return c.SimTruthDetectorConfig()
-    return c.OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier, deck=deck)
+    return c.OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier, deck=deck, tiles=photos)
 
 
 # ---------------------------------------------------------------------------- detect
@@ -100,7 +102,7 @@ def cmd_detect(args) -> int:
     from vision.annotate import annotate
     from vision.detectors import make_detector
 
-    cfg = _detector_config(args)
+    cfg = _detector_config(args, photos=True)
     if cfg.type == "sim-truth":
         from vision.errors import ModelError
 

@@ -125,6 +125,11 @@ class OnnxDetectorConfig(_Strict):
         None, description="A deck taught to the table (`uno-table deck`): its fitted classifier "
         "replaces the generic one. Set through `vision.deck`.",
     )
+    tiles: bool = Field(
+        False, description="Read an image whose cards are small again in overlapping tiles "
+        "(one detector run a tile): for still photos (`uno-table detect` turns it on), "
+        "too slow for the live camera.",
+    )
 
 
 class UltralyticsDetectorConfig(_Strict):

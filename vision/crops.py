@@ -120,6 +120,15 @@ def normalize_colour(crop: np.ndarray) -> np.ndarray:
     return np.clip(crop.astype(np.float32) * gains, 0, 255).astype(np.uint8)
 
 
+WHITE_INPUT = "white"  # a classifier's optional second input: `crop_whites` of its crops
+
+
+def crop_whites(crops: list[np.ndarray]) -> np.ndarray:
+    """(N, 3) float32: each crop's own white (`white_reference`, BGR, 0..1) as the light and
+    camera rendered it, before any normalisation: what the light was."""
+    return np.stack([white_reference(c) for c in crops]).astype(np.float32) / 255.0
+
+
 def to_input(crops: list[np.ndarray], normalize: bool = False) -> np.ndarray:
     """BGR uint8 crops -> NCHW float32 RGB in 0..1, the classifier's input; `normalize`:
     each crop first through `normalize_colour` (for a classifier trained that way)."""
@@ -129,6 +138,8 @@ def to_input(crops: list[np.ndarray], normalize: bool = False) -> np.ndarray:
 
 
 __all__ = [
+    "WHITE_INPUT",
+    "crop_whites",
     "CARD_ASPECT",
     "CLASSES",
     "COLOUR_WHITE_REF",

@@ -259,8 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     onnx = OnnxDetectorConfig(detector_path=args.model, classifier_path=args.classifier, deck=args.deck)
-    if args.photos is not None:
-        result = evaluate_photos(args.photos, onnx)
+    if args.photos is not None:  # read as `uno-table detect` reads a photo
+        result = evaluate_photos(args.photos, onnx.model_copy(update={"tiles": True}))
         print(json.dumps(result) if args.json else json.dumps(result, indent=1))
         return 0
     cfg = onnx if args.detector == "onnx" else SimTruthDetectorConfig(seed=args.seed)

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from table.errors import UnoTableError
-from vision.crops import COLOUR_WHITE_REF
+from vision.crops import COLOUR_WHITE_REF, WHITE_INPUT, crop_whites
 from vision.types import CardDetection
 
 DETECTOR_FILE = "card_detector.onnx"
@@ -37,11 +37,23 @@ PACKAGE_MODELS = Path(__file__).resolve().parent.parent / "models"
 _CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
 # A second look (CardRecognizer._second_look) at boxes the detector scores this high but the
 # classifier names below SECOND_LOOK_BELOW (the tracker's median threshold, too).
-SECOND_LOOK_SCORE = 0.7
+SECOND_LOOK_SCORE = 0.6
 SECOND_LOOK_BELOW = 0.5
+# The turns tried, in order, until every unsure card is named: 45 degrees first (the
+# detector's weakest angle), then 20 either way (a card on a busy pile tilted about 30
+# degrees is boxed square at 0 and at 45, upright at -20 or 20).
+SECOND_LOOK_TURNS = (45.0, -20.0, 20.0)
 # When the detector finds nothing, the whole image is read as one card (a close-up that fills
 # the frame) and kept only if the classifier is at least this sure of a face.
 WHOLE_IMAGE_MIN = 0.9
+# A card under this many pixels long at the detector's input (a whole photo of a laid-out
+# deck shrunk to 320 px: 30-60 px a card) is boxed a few pixels off, a tenth of the card in
+# the photo; its outline in the full-size image is sharp, so the box is snapped to it.
+# Zone crops of the table show cards 2-3x larger and keep the detector's box.
+REFINE_BELOW = 72
+# `detect_tiled` reads a photo again in tiles when its cards are under this many pixels long
+# at the detector's input
+TILE_BELOW = 70
 
 
 class ModelFileMissingError(UnoTableError, FileNotFoundError):
@@ -152,6 +164,11 @@ def refine_quad(image, quad, max_side=192):
     return pts.astype(np.float32)
 
 
+def _long_side(quad: np.ndarray) -> float:
+    (_, _), (w, h), _ = cv2.minAreaRect(np.asarray(quad, np.float32))
+    return float(max(w, h))
+
+
 def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
     """(IoU, share of the smaller box inside the other) of two rotated rects."""
     inter_type, pts = cv2.rotatedRectangleIntersection(a, b)
@@ -171,6 +188,9 @@ class CardRecognizer:
     card; threads: ONNX Runtime threads per model; refine: snap each box to the card's
     outline when one is visible (see `refine_quad`; off by default: measured no better
     with the shipped detector, and 8 ms slower on a table frame, models/README.md);
+    refine_below: snap only boxes shorter than this at the detector's input (small cards
+    in a big photo, see REFINE_BELOW; 0: never); tiles: find the cards with `detect_tiled`
+    (still photos: `uno-table detect`; off for the live camera, one detector run a tile);
     both_turns: also classify each crop's half-turn and average (off by default: the same
     accuracy on the real photos and renders, and half the classifier time);
     second_look: when the detector is sure of a card the classifier cannot name, read the
@@ -186,6 +206,8 @@ class CardRecognizer:
         iou: float = 0.5,
         threads: int = 2,
         refine: bool = False,
+        refine_below: float = REFINE_BELOW,
+        tiles: bool = False,
         both_turns: bool = False,
         second_look: bool = True,
         whole_image: bool = False,
@@ -198,6 +220,8 @@ class CardRecognizer:
         self.classifier_path = Path(classifier_path)
         self.conf, self.iou, self.refine, self.both_turns = conf, iou, refine, both_turns
         self.second_look = second_look
+        self.refine_below = refine_below
+        self.tiles = tiles
         self.whole_image = whole_image
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
@@ -231,6 +255,9 @@ class CardRecognizer:
                 f"{self.classifier_path}: {n_out} outputs but {len(self.classes)} class names"
             )
         self._cls_input = self._cls.get_inputs()[0].name
+        # a deck's classifier also takes each crop's own white before normalisation (the
+        # light it was lit by: vision.decks.fit, the gate)
+        self._cls_white = WHITE_INPUT in [i.name for i in self._cls.get_inputs()[1:]]
         self.last_timings: dict[str, float] = {}
         self._pool = None  # recognize_many's two threads, made on first use
 
@@ -304,6 +331,48 @@ class CardRecognizer:
         )
         return found
 
+    def detect_tiled(self, image: np.ndarray, timings: dict[str, float] | None = None) -> list[tuple[np.ndarray, float]]:
+        """`detect` for a still photo of many cards (a deck laid out, a table from above).
+
+        The detector sees the photo shrunk to its input size (320 px); with many cards a
+        card is then too small to be found or boxed tight (a yellow card on an orange table
+        under a warm bulb is lost), so the photo is read again in overlapping tiles of about
+        four card lengths, each card kept from a tile that holds it whole. A card is the
+        size of the others: far smaller or larger boxes (a glyph, an oval, two cards) go.
+        About one detector run per tile: for photos, not for the live camera."""
+        h, w = image.shape[:2]
+        found = list(self.detect(image, timings))
+        if found:
+            size = float(np.median([_long_side(q) for q, _ in found]))
+            shrink = self.imgsz / max(h, w)
+            if size * shrink < TILE_BELOW and max(h, w) > 4.2 * size:
+                tile = int(min(max(h, w), 4 * size))
+                step = max(1, int(tile - 1.4 * size))
+                tiled = []
+                for y0 in range(0, max(1, h - tile + step), step):
+                    for x0 in range(0, max(1, w - tile + step), step):
+                        y0c, x0c = min(y0, max(0, h - tile)), min(x0, max(0, w - tile))
+                        sub = image[y0c:y0c + tile, x0c:x0c + tile]
+                        for q, s in self.detect(sub, {}):
+                            q = q + np.float32([x0c, y0c])
+                            # a card cut by the tile's edge is read whole from another tile
+                            lo, hi = q.min(axis=0), q.max(axis=0)
+                            cut = ((lo[0] < x0c + 2 and x0c > 0) or (lo[1] < y0c + 2 and y0c > 0)
+                                   or (hi[0] > x0c + sub.shape[1] - 2 and x0c + sub.shape[1] < w)
+                                   or (hi[1] > y0c + sub.shape[0] - 2 and y0c + sub.shape[0] < h))
+                            if not cut:
+                                tiled.append((q, s))
+                found = tiled + found  # tiles first: their boxes are tighter
+        # one box per card: the first (tiles) / surest kept
+        kept: list[tuple[np.ndarray, float]] = []
+        for q, s in found:
+            if all(_rotated_overlap(cv2.minAreaRect(q), cv2.minAreaRect(k))[1] < 0.4 for k, _ in kept):
+                kept.append((q, s))
+        if kept:
+            size = float(np.median([_long_side(q) for q, _ in kept]))
+            kept = [(q, s) for q, s in kept if 0.6 * size < _long_side(q) < 1.6 * size]
+        return kept
+
     def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> list[tuple[str, float]]:
         """Name each quad's card: (identifier, probability), both 180-degree turns averaged."""
         return [top[0] for top in self.classify_top(image, quads, 1)]
@@ -324,7 +393,10 @@ class CardRecognizer:
             c = crop_from_quad(image, order_portrait(q))
             crops += [c, c[::-1, ::-1]] if self.both_turns else [c]
         x = to_input(crops, normalize=self.normalize_colour)
-        logits = self._cls.run(None, {self._cls_input: x})[0]
+        feed = {self._cls_input: x}
+        if self._cls_white:
+            feed[WHITE_INPUT] = crop_whites(crops)
+        logits = self._cls.run(None, feed)[0]
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         p = e / e.sum(axis=1, keepdims=True)
         if self.both_turns:
@@ -342,15 +414,15 @@ class CardRecognizer:
         q = np.asarray(quad)
         return bool(q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5)
 
-    def _second_look(self, image: np.ndarray) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
-        """Cards read in the image turned by 45 degrees, their corners in this image's
+    def _second_look(self, image: np.ndarray, turn: float = 45.0) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
+        """Cards read in the image turned by `turn` degrees, their corners in this image's
         pixels. The detector's angle is least sure on a card turned near 45 degrees (its box
         then cuts across the card and the crop reads as nothing); turned, the same card lies
         near upright and is boxed tight."""
         from vision.crops import order_portrait
 
         h, w = image.shape[:2]
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), 45, 1.0)
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0)
         side = int(np.ceil((w + h) / np.sqrt(2)))
         m[0, 2] += side / 2 - w / 2
         m[1, 2] += side / 2 - h / 2
@@ -416,15 +488,19 @@ class CardRecognizer:
             raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        found = self.detect(image, timings)
+        found = self.detect_tiled(image, timings) if self.tiles else self.detect(image, timings)
         from vision.crops import order_portrait
 
         if not found and self.whole_image:
             return self._whole_image(image, t0, timings), timings
 
         t1 = time.perf_counter()
-        if self.refine:
-            found = [(refine_quad(image, q), s) for q, s in found]
+        if self.refine or self.refine_below > 0:
+            shrink = self.imgsz / max(image.shape[:2])
+            found = [
+                (refine_quad(image, q), s) if self.refine or _long_side(q) * shrink < self.refine_below else (q, s)
+                for q, s in found
+            ]
         timings["refine"] = (time.perf_counter() - t1) * 1e3
         quads = [order_portrait(q) for q, _ in found]
         names = self.classify_top(image, quads, timings=timings)
@@ -433,8 +509,9 @@ class CardRecognizer:
             i for i, ((_, score), ((_, prob), *_)) in enumerate(zip(found, names, strict=True))
             if self.second_look and self._needs_second_look(image, quads[i], score, prob)
         ]
-        if unsure:
-            again = self._second_look(image)
+        for turn in SECOND_LOOK_TURNS if unsure else ():
+            again = self._second_look(image, turn)
+            still = []
             for i in unsure:
                 # The same card: its centre within a quarter card of the first box's (a fanned
                 # neighbour lies about twice as far).
@@ -446,6 +523,11 @@ class CardRecognizer:
                 ]
                 if near:
                     quads[i], names[i] = max(near, key=lambda t: t[1][0][1])
+                else:
+                    still.append(i)
+            unsure = still
+            if not unsure:
+                break
         timings["second_look"] = (time.perf_counter() - t2) * 1e3
         out = []
         for (_, score), quad, top in zip(found, quads, names, strict=True):

@@ -15,10 +15,17 @@
    a fifth of the training crops. A face not enrolled (lost from the deck) gets the best
    enrolled class's head score: the head never speaks against it, the generic layer
    decides it.
-4. `deck_classifier.onnx`: the generic classifier with the colour map in front and the new
-   last layer (same input, output and cost); `profile.json`: the generic classifier's
-   sha256, the colours, the settings and the figures (top-1 on the held-back augmentations,
-   generic and adapted).
+4. The gate (`Gate`): the deck's reading is for this deck's cards under this light; any
+   other card (its features nearer a printing the generic model knows than every enrolled
+   card, or its white not the enrolment light's) is read by the generic model as is.
+5. `deck_classifier.onnx`: the generic classifier with the colour map in front, the new
+   last layer and the gate (same crops in, same logits out; a second input, each crop's
+   white, which the recognizer gives; each crop read twice, mapped and as is, in one
+   batch); `profile.json`: the generic classifier's sha256, the colours, the settings and
+   the figures (top-1 on the held-back augmentations, generic and adapted).
+
+Every crop is fed to the classifier as the recognizer feeds it (`learn.classifier_input`:
+colour-normalised by its own white for the shipped classifier).
 
 Everything runs offline on the CPU with ONNX Runtime, numpy and scipy.
 """
@@ -34,9 +41,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import CLASSES
+from vision.crops import CLASSES, crop_from_quad, crop_whites, normalize_colour, order_portrait
 from vision.decks import augment, colour, onnxgraph, store
-from vision.decks.learn import classifier_input, session, softmax, straighten
+from vision.decks.learn import (
+    classifier_feed,
+    classifier_input,
+    session,
+    softmax,
+    straighten,
+    white_ref,
+)
 from vision.decks.store import DeckError
 from vision.render import BACK
 
@@ -49,6 +63,7 @@ class FitSettings:
     backs: int = 80  # rendered card backs: the head learns the back too
     shrink: float = 0.2  # covariance shrinkage of the discriminant
     colour: bool = True  # learn this light's colours
+    gate: bool = True  # a card more like the generic model's printings than this deck's: read as is
     seed: int = 0
     threads: int = 2
 
@@ -107,7 +122,7 @@ def _features(sess, crops: list[np.ndarray], batch: int = 256, progress: _Progre
     name = sess.get_inputs()[0].name
     feats, logits = [], []
     for i in range(0, len(crops), batch):
-        z, f = sess.run(None, {name: classifier_input(crops[i:i + batch])})
+        z, f = sess.run(None, {name: classifier_input(crops[i:i + batch], sess)})
         logits.append(z)
         feats.append(f.reshape(len(f), -1))
         if progress is not None:
@@ -169,6 +184,107 @@ def blend(zg: np.ndarray, zl: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return best[1], best[2]
 
 
+# log-chroma distance of a crop's white from the enrolment light's: about 20% between two
+# channels, four times the spread of a deck's new photos under its light (0.055 at most in
+# the proof) and under half a warm bulb's cast (0.54 from daylight)
+LIGHT_TOLERANCE = 0.2
+
+# (log B/G, log R/G) of a white (B, G, R): where a light's colour lies, whatever its brightness
+_CHROMA = np.float32([[1, 0], [-1, -1], [0, 1]])
+
+
+def chroma(whites: np.ndarray) -> np.ndarray:
+    return np.log(np.maximum(np.asarray(whites, np.float32), 1e-4)) @ _CHROMA
+
+
+@dataclass
+class Gate:
+    """Which crops the deck's reading is for. Both must hold:
+
+    - the card: its generic features (from the crop's own colours) lie nearer an enrolled
+      card's than any printing the generic model was made for (cosine to the nearest of
+      each: no threshold, the two sets of prototypes decide);
+    - the light: the crop's own white (`crops.crop_whites`) has the colour of the
+      enrolment light's, within LIGHT_TOLERANCE (or twice the enrolled cards' own spread, if
+      wider). The colour map is this light's; and one deck's teal is another's green. Under
+      another light the deck falls back to the generic model, which balances each crop by
+      its own white.
+
+    A card of another deck or under another light is read by the generic model as is: the
+    deck's colour map and head are this deck's, and they mislead on others (models/README.md,
+    deck enrolment: the shared sets)."""
+
+    prototypes: np.ndarray  # (enrolled cards x turns, features), unit rows
+    references: np.ndarray  # (faces x looks x turns, features), unit rows: the generic renders
+    light: np.ndarray | None = None  # (2,) the enrolment light's chroma
+    tolerance: float = LIGHT_TOLERANCE
+
+    @staticmethod
+    def _unit(f: np.ndarray) -> np.ndarray:
+        f = np.asarray(f, np.float32)
+        return f / np.maximum(np.linalg.norm(f, axis=1, keepdims=True), 1e-12)
+
+    @classmethod
+    def of(cls, cards: np.ndarray, references: np.ndarray, whites: np.ndarray | None = None) -> Gate:
+        """cards: the enrolled cards' generic features; whites: their crops' whites (the
+        light; None: no light gate)."""
+        gate = cls(cls._unit(cards), cls._unit(references))
+        if whites is not None and len(whites):
+            gate.light = np.median(chroma(whites), axis=0).astype(np.float32)
+            gate.tolerance = max(LIGHT_TOLERANCE, 2 * float(gate.distance(whites).max()))
+        return gate
+
+    def distance(self, whites: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(chroma(whites) - self.light, axis=1)
+
+    def inside(self, raw: np.ndarray, whites: np.ndarray | None = None) -> np.ndarray:
+        u = self._unit(raw)
+        card = (u @ self.prototypes.T).max(axis=1) >= (u @ self.references.T).max(axis=1)
+        if self.light is None or whites is None:
+            return card
+        return card & (self.distance(whites) <= self.tolerance)
+
+    def figures(self, **crops: tuple[np.ndarray, np.ndarray] | None) -> dict:
+        """The share of each set of the deck's own crops ((features, whites)) that the gate
+        keeps for the deck."""
+        out = {"prototypes": len(self.prototypes), "references": len(self.references),
+               "light": None if self.light is None else [round(float(v), 3) for v in self.light],
+               "tolerance": round(self.tolerance, 3)}
+        return out | {
+            f"{k}_inside": round(float(self.inside(*v).mean()), 4) for k, v in crops.items() if v is not None and v[0] is not None and len(v[0])
+        }
+
+
+def _references(seed: int = 0) -> list[np.ndarray]:
+    """Crops of every face in each look the generic classifier was made for, as a table camera
+    shows them (each look's canonical printing and a random one, two mild augmentations
+    each, one turned): the generic side of the gate. Mild: the references must look like
+    photos, as the enrolled cards do (sterile renders let a real card of another deck pass
+    for this deck's), without the strong light shifts that would claim a cast deck's cards."""
+    from vision.render import ALL_FACES, LOOKS, render_card
+
+    rng = np.random.default_rng([seed, 3])
+    out = []
+    for look in LOOKS:
+        for face in ALL_FACES:
+            for printing in (None, rng):
+                art = render_card(face, look, height=augment.SOURCE_H, rng=printing)
+                canvas, quad = _on_table(art, np.full(3, 110))
+                out += [augment.augment(canvas, quad, rng, strength=0.5, turned=bool(k)) for k in (0, 1)]
+    return out
+
+
+def _on_table(art: np.ndarray, colour) -> tuple[np.ndarray, np.ndarray]:
+    """A BGRA card drawn in the middle of a plain table half again its size: (image, quad)."""
+    h, w = art.shape[:2]
+    canvas = np.full((int(h * 1.5), int(w * 1.5), 3), colour, np.uint8)
+    y0, x0 = (canvas.shape[0] - h) // 2, (canvas.shape[1] - w) // 2
+    a = art[..., 3:4].astype(np.float32) / 255.0
+    roi = canvas[y0:y0 + h, x0:x0 + w]
+    roi[:] = (roi * (1 - a) + art[..., :3] * a).astype(np.uint8)
+    return canvas, np.float32([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]])
+
+
 def _renders(card: str, count: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Crops of rendered printings (any of the three looks) of a card, augmented; every
     second one turned."""
@@ -177,13 +293,7 @@ def _renders(card: str, count: int, rng: np.random.Generator) -> list[np.ndarray
     out = []
     for i in range(count):
         art = render_card(card, height=augment.SOURCE_H, rng=rng)
-        h, w = art.shape[:2]
-        canvas = np.full((int(h * 1.5), int(w * 1.5), 3), rng.integers(40, 160, 3), np.uint8)
-        y0, x0 = (canvas.shape[0] - h) // 2, (canvas.shape[1] - w) // 2
-        a = art[..., 3:4].astype(np.float32) / 255.0
-        roi = canvas[y0:y0 + h, x0:x0 + w]
-        roi[:] = (roi * (1 - a) + art[..., :3] * a).astype(np.uint8)
-        quad = np.float32([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]])
+        canvas, quad = _on_table(art, rng.integers(40, 160, 3))
         out.append(augment.augment(canvas, quad, rng, turned=bool(i % 2)))
     return out
 
@@ -218,13 +328,16 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         recognizer = CardRecognizer.default(threads=s.threads)
     n_aug = len(cards) * (s.per_card + s.held_back) + s.backs
     n_scene = len(cards) * s.scenes
-    bar = _Progress(total=n_aug + n_scene + n_aug + 2 * n_scene + 1, enabled=progress, callback=callback)
+    bar = _Progress(total=n_aug + n_scene + n_aug + 2 * n_scene + len(cards) * s.held_back + 1,
+                    enabled=progress, callback=callback)
     turns = 2  # the deck's head has one row per face and turn of the card (two looks of one face)
     try:
         # 1. colours
         bar.stage("colours")
         names = [c.card for c in cards]
         shown = [straighten(photos[c.image], c.quad) for c in cards]
+        if white_ref(session(generic, 1)):  # the colours the classifier will be fed
+            shown = [normalize_colour(c) for c in shown]
         measured = colour.measure(shown, names)
         matrix = colour.fit_map(measured) if s.colour else colour.IDENTITY.copy()
         # 2. augmentations: crops as the recognizer cuts them, and scenes its detector boxes
@@ -266,8 +379,18 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         fsess = session(feat_bytes, s.threads)
         f_train, _ = _features(fsess, train, progress=bar)
         f_held, z_held_mapped = _features(fsess, held, progress=bar)
-        gsess = session(generic, s.threads)
-        z_generic = gsess.run(None, {gsess.get_inputs()[0].name: classifier_input(held)})[0] if held else None
+        rsess = session(onnxgraph.feature_model(generic)[0], s.threads)  # the generic model, as is
+        r_held, z_generic = _features(rsess, held, progress=bar) if held else (None, None)
+        gate = None
+        if s.gate:
+            enrolled_crops = [crop_from_quad(photos[c.image], order_portrait(c.quad)) for c in cards]
+            r_cards, _ = _features(rsess, enrolled_crops + [c[::-1, ::-1] for c in enrolled_crops])
+            r_refs, _ = _features(rsess, _references(s.seed))
+            scenes = train[len(cards) * s.per_card:n_deck]
+            r_scenes, _ = _features(rsess, scenes)
+            w_held, w_scenes = (crop_whites(held) if held else None), (crop_whites(scenes) if scenes else None)
+            w_cards = crop_whites(enrolled_crops)
+            gate = Gate.of(r_cards, r_refs, w_cards if s.colour else None)
         bar.stage("fit")
         k = len(CLASSES)
         val = np.arange(len(train_y_arr)) % 5 == 4  # a fifth of the training crops picks the blend
@@ -283,22 +406,29 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
     finally:
         bar.close()
 
-    def logits(f):
-        return (f @ layer.weight.T + layer.bias + head_scores(f @ head_w.T + head_b, enrolled, turns)) / temp
+    def logits(f, raw=None, whites=None):
+        z = (f @ layer.weight.T + layer.bias + head_scores(f @ head_w.T + head_b, enrolled, turns)) / temp
+        if gate is None or raw is None:
+            return z
+        return np.where(gate.inside(raw, whites)[:, None], z, raw @ layer.weight.T + layer.bias)
 
     def top1(z, y):
         return round(float((np.asarray(z).argmax(axis=1) == y).mean()), 4) if len(y) else None
 
-    z_deck = logits(f_held)
+    z_deck = logits(f_held, r_held, w_held if gate is not None else None)
     figures = {
         "held_back": {
             "augmentations": int(len(held_y_arr)),
             "generic_top1": top1(z_generic, held_y_arr) if z_generic is not None else None,
             "colours_only_top1": top1(z_held_mapped, held_y_arr),
             "deck_top1": top1(z_deck, held_y_arr),
+            # the deck's own reading on all of them, the gate aside (it sends the harshest
+            # re-lit augmentations to the generic model: their white is not the light's)
+            "deck_ungated_top1": top1(logits(f_held), held_y_arr),
             "deck_mean_confidence": round(float(softmax(z_deck)[np.arange(len(held_y_arr)), held_y_arr].mean()), 3)
             if len(held_y_arr) else None,
         },
+        "gate": gate.figures(held_back=(r_held, w_held), scenes=(r_scenes, w_scenes)) if gate is not None else None,
         "train_top1": top1(logits(f_train[:n_deck]), train_y_arr[:n_deck] // turns),
         "training_crops": int(n_deck),
         "enrolled_cards": len(cards),
@@ -307,11 +437,12 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
     }
     out = folder / store.MODEL_FILE
     meta = {"deck": name, "deck_generic_sha256": generic_sha}
-    onnxgraph.deck_model(generic, out, head_w, head_b, turns, temp, matrix if s.colour else None, meta, enrolled)
+    onnxgraph.deck_model(generic, out, head_w, head_b, turns, temp, matrix if s.colour else None, meta, enrolled,
+                         gate=None if gate is None else gate)
     # the written model must read the held-back augmentations as the fit did
     if held:
         check = session(out, s.threads)
-        z_file = check.run(None, {check.get_inputs()[0].name: classifier_input(held)})[0]
+        z_file = check.run(None, classifier_feed(held, check))[0]
         if (np.asarray(z_file).argmax(axis=1) != z_deck.argmax(axis=1)).mean() > 0.01:
             out.unlink(missing_ok=True)
             raise DeckError("the written deck classifier does not reproduce the fit (an unsupported classifier graph?)")
@@ -324,6 +455,7 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         "cards_sha256": store.sha256(folder / store.CARDS_FILE),
         "colours": {"measured_bgr": measured, "map_rgb": [[round(float(v), 5) for v in r] for r in matrix]},
         "settings": asdict(s) | {"allow_missing": bool(allow_missing)},
+        "gate": None if gate is None else gate.figures(),
         "head": {"alpha": alpha, "temperature": round(temp, 4), "lda_scale": round(scale, 4), "turns": turns},
         "figures": figures,
         "fit_seconds": round(seconds, 1),

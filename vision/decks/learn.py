@@ -23,9 +23,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import CLASSES, crop_from_quad, order_portrait, to_input
+from vision.crops import (
+    CLASSES,
+    COLOUR_WHITE_REF,
+    WHITE_INPUT,
+    crop_from_quad,
+    crop_whites,
+    order_portrait,
+    to_input,
+)
 from vision.decks import store
 from vision.decks.store import DeckError, EnrolledCard
+from vision.recognizer import refine_quad
 from vision.render import ALL_FACES, BACK
 
 # A photo darker than this (mean grey of 255) is refused; a photo whose cards are softer
@@ -132,10 +141,28 @@ class LearnReport:
 
 
 # ------------------------------------------------------------------------ classifier
-def classifier_input(crops: list[np.ndarray]) -> np.ndarray:
-    """The classifier's input from straightened BGR crops, made as `CardRecognizer.classify`
-    makes it (one place to follow if the recognizer's preprocessing changes)."""
-    return to_input(crops)
+def white_ref(sess) -> bool:
+    """Does this classifier (an ONNX Runtime session) read crops colour-normalised by their own
+    white (its metadata `colour`: COLOUR_WHITE_REF), as `CardRecognizer` then feeds it?"""
+    return sess.get_modelmeta().custom_metadata_map.get("colour") == COLOUR_WHITE_REF
+
+
+def classifier_input(crops: list[np.ndarray], sess) -> np.ndarray:
+    """The input of classifier `sess` from straightened BGR crops, made as
+    `CardRecognizer.classify` makes it for that classifier (one place to follow if the
+    recognizer's preprocessing changes): a deck fitted on crops other than those the table
+    feeds its classifier learns another picture of its cards."""
+    return to_input(crops, normalize=white_ref(sess))
+
+
+def classifier_feed(crops: list[np.ndarray], sess) -> dict[str, np.ndarray]:
+    """`sess.run`'s inputs for these crops: the crops as `classifier_input` makes them, and
+    their whites when the classifier takes them (a deck's, `crops.WHITE_INPUT`)."""
+    names = [i.name for i in sess.get_inputs()]
+    feed = {names[0]: classifier_input(crops, sess)}
+    if WHITE_INPUT in names[1:]:
+        feed[WHITE_INPUT] = crop_whites(crops)
+    return feed
 
 
 def session(model: Path | bytes, threads: int = 2):
@@ -158,13 +185,12 @@ def softmax(z: np.ndarray) -> np.ndarray:
 
 def probabilities(sess, crops: list[np.ndarray], both_turns: bool = True, batch: int = 256) -> np.ndarray:
     """(N, 55) class probabilities; with both_turns, the crop and its half-turn averaged."""
-    name = sess.get_inputs()[0].name
     out = []
     for i in range(0, len(crops), batch):
         part = crops[i:i + batch]
         if both_turns:
             part = [c for k in part for c in (k, k[::-1, ::-1])]
-        p = softmax(sess.run(None, {name: classifier_input(part)})[0])
+        p = softmax(sess.run(None, classifier_feed(part, sess))[0])
         out.append((p[0::2] + p[1::2]) / 2 if both_turns else p)
     return np.concatenate(out) if out else np.zeros((0, len(CLASSES)), np.float32)
 
@@ -184,60 +210,12 @@ def sharpness(crop: np.ndarray) -> float:
 
 
 # ------------------------------------------------------------------------ finding cards
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over the smaller of two quads."""
-    ra, rb = cv2.minAreaRect(a.astype(np.float32)), cv2.minAreaRect(b.astype(np.float32))
-    kind, pts = cv2.rotatedRectangleIntersection(ra, rb)
-    if kind == cv2.INTERSECT_NONE or pts is None:
-        return 0.0
-    inter = cv2.contourArea(cv2.convexHull(pts))
-    small = min(ra[1][0] * ra[1][1], rb[1][0] * rb[1][1])
-    return float(inter / small) if small > 0 else 0.0
-
-
-def _long_side(q: np.ndarray) -> float:
-    (_, _), (w, h), _ = cv2.minAreaRect(q.astype(np.float32))
-    return max(w, h)
-
-
 def find_cards(recognizer, image: np.ndarray) -> list[tuple[np.ndarray, float]]:
-    """Every card in a photo of a deck laid out: (quad, detector score).
-
-    The detector sees the photo shrunk to its input size (320 px); with many cards a card is
-    then too small to be boxed tight, so the photo is read again in overlapping tiles of
-    about four card lengths, each card kept from a tile that holds it whole."""
-    h, w = image.shape[:2]
-    found = list(recognizer.detect(image))
-    if found:
-        size = float(np.median([_long_side(q) for q, _ in found]))
-        shrink = recognizer.imgsz / max(h, w)
-        if size * shrink < 70 and max(h, w) > 4.2 * size:
-            tile = int(min(max(h, w), 4 * size))
-            step = max(1, int(tile - 1.4 * size))
-            tiled = []
-            for y0 in range(0, max(1, h - tile + step), step):
-                for x0 in range(0, max(1, w - tile + step), step):
-                    y0c, x0c = min(y0, max(0, h - tile)), min(x0, max(0, w - tile))
-                    sub = image[y0c:y0c + tile, x0c:x0c + tile]
-                    for q, s in recognizer.detect(sub):
-                        q = q + np.float32([x0c, y0c])
-                        # a card cut by the tile's edge is read whole from another tile
-                        lo, hi = q.min(axis=0), q.max(axis=0)
-                        cut = ((lo[0] < x0c + 2 and x0c > 0) or (lo[1] < y0c + 2 and y0c > 0)
-                               or (hi[0] > x0c + sub.shape[1] - 2 and x0c + sub.shape[1] < w)
-                               or (hi[1] > y0c + sub.shape[0] - 2 and y0c + sub.shape[0] < h))
-                        if not cut:
-                            tiled.append((q, s))
-            found = tiled + found  # tiles first: their boxes are tighter
-    # one box per card: the first (tiles) / surest kept; parts of a card inside it dropped
-    kept: list[tuple[np.ndarray, float]] = []
-    for q, s in found:
-        if all(_overlap(q, k) < 0.4 for k, _ in kept):
-            kept.append((q, s))
-    if kept:  # a card is the size of the others: far smaller boxes are a glyph or an oval
-        size = float(np.median([_long_side(q) for q, _ in kept]))
-        kept = [(q, s) for q, s in kept if 0.6 * size < _long_side(q) < 1.6 * size]
-    return [(order_portrait(q), s) for q, s in kept]
+    """Every card in a photo of a deck laid out: (quad, detector score), the photo read in
+    tiles when its cards are small (`CardRecognizer.detect_tiled`). Cards laid apart show
+    their whole outline: the enrolled crop is cut at it, not at a box a few detector pixels
+    off (a half card enrolled is a face learnt wrong)."""
+    return [(order_portrait(refine_quad(image, q)), s) for q, s in recognizer.detect_tiled(image)]
 
 
 # ------------------------------------------------------------------------ naming

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.crops import WHITE_INPUT
 from vision.decks.store import DeckError
 
 FEATURES = "deck_features"
@@ -128,15 +129,62 @@ def feature_model(path: Path, matrix: np.ndarray | None = None) -> tuple[bytes, 
     return model.SerializeToString(), layer
 
 
+def _reduce(helper, op: str, x: str, out: str, axis: int, opset: int, keepdims: int = 1):
+    """A Reduce* node over one axis, in the opset's spelling (axes became an input in 18)."""
+    if opset >= 18:
+        return [helper.make_node(op, [x, f"deck_axis_{axis}"], [out], name=out, keepdims=keepdims)]
+    return [helper.make_node(op, [x], [out], name=out, keepdims=keepdims, axes=[axis])]
+
+
+def _pair_input(model, helper, numpy_helper) -> None:
+    """Run the graph on the colour-mapped crops and the crops as they are, in one batch of 2N:
+    the mapped half for the deck's reading, the other half for the generic reading and the
+    gate. (`_colour_front` must have run: its output is the mapped input.)"""
+    g = model.graph
+    inp = g.input[0].name
+    mapped = inp + "_deck_colour"
+    pair = inp + "_deck_pair"
+    for n in g.node:
+        if n.name in ("deck_colour", "deck_clip"):
+            continue
+        for i, x in enumerate(n.input):
+            if x == mapped:
+                n.input[i] = pair
+    g.node.insert(2, helper.make_node("Concat", [mapped, inp], [pair], axis=0, name="deck_pair"))
+    g.initializer.extend([
+        numpy_helper.from_array(np.array([0], np.int64), "deck_zero"),
+        numpy_helper.from_array(np.array([1], np.int64), "deck_one"),
+        numpy_helper.from_array(np.array([np.iinfo(np.int64).max], np.int64), "deck_end"),
+    ])
+    g.node.insert(3, helper.make_node("Shape", [inp], ["deck_in_shape"], name="deck_in_shape"))
+    g.node.insert(4, helper.make_node("Slice", ["deck_in_shape", "deck_zero", "deck_one"], ["deck_n"], name="deck_n"))
+
+
+def _halves(helper, x: str) -> tuple[list, str, str]:
+    """Nodes splitting a 2N batch (see `_pair_input`) into its mapped and as-is halves."""
+    m, r = x + "_mapped", x + "_as_is"
+    return [
+        helper.make_node("Slice", [x, "deck_zero", "deck_n", "deck_zero"], [m], name=m),
+        helper.make_node("Slice", [x, "deck_n", "deck_end", "deck_zero"], [r], name=r),
+    ], m, r
+
+
 def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, subclasses: int,
                temperature: float, matrix: np.ndarray | None, metadata: dict[str, str],
-               enrolled: np.ndarray | None = None) -> None:
+               enrolled: np.ndarray | None = None, gate=None) -> None:
     """Write the adapted classifier: logits = (generic logits + head) / temperature, with the
     colour map in front. head = LSE over each class's `subclasses` rows of (head_w @ features
     + head_b): a second linear layer on the generic one's features (one row per class and
     turn of the card). A class not enrolled (`enrolled` 0: a lost card) gets the
     best enrolled class's head score, so the head never speaks against it: the generic
-    layer decides it. The generic layer stays as it is."""
+    layer decides it. The generic layer stays as it is.
+
+    gate (`vision.decks.fit.Gate`: prototypes and references, unit rows; the light and its
+    tolerance): a crop whose generic features, from its own colours, lie nearer (cosine) a
+    reference than every prototype, or whose white (a second input, WHITE_INPUT: the crop's
+    own white before normalisation) is not the enrolment light's, is not this deck's: its
+    logits are the generic model's on the crop as it is (the graph then reads each crop
+    twice, mapped and as is, in one batch)."""
     onnx, helper, numpy_helper = _onnx()
     model = load(path)
     layer = last_linear(model)
@@ -157,37 +205,89 @@ def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, su
         numpy_helper.from_array(np.ascontiguousarray(head_w, np.float32), "deck_head_w"),
         numpy_helper.from_array(np.asarray(head_b, np.float32).reshape(-1), "deck_head_b"),
         numpy_helper.from_array(np.array([-1, k, subclasses], np.int64), "deck_head_shape"),
-        numpy_helper.from_array(np.array([2], np.int64), "deck_head_axes"),
+        numpy_helper.from_array(np.array([1], np.int64), "deck_axis_1"),
+        numpy_helper.from_array(np.array([2], np.int64), "deck_axis_2"),
         numpy_helper.from_array(np.float32(1.0 / temperature), "deck_inv_t"),
     ])
-    flat = layer.features + "_deck_flat"
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=17)
-    lse_inputs = ["deck_head_3d"] + (["deck_head_axes"] if opset >= 18 else [])
-    lse_attrs = {"keepdims": 0} | ({} if opset >= 18 else {"axes": [2]})
     m = np.ones(k, np.float32) if enrolled is None else np.asarray(enrolled, np.float32).reshape(k)
     g.initializer.extend([
         numpy_helper.from_array(m, "deck_enrolled"),
         numpy_helper.from_array((1.0 - m).astype(np.float32), "deck_not_enrolled"),
         numpy_helper.from_array(((m - 1.0) * 1e6).astype(np.float32), "deck_enrolled_only"),
-        numpy_helper.from_array(np.array([1], np.int64), "deck_class_axis"),
     ])
-    max_inputs = ["deck_head_masked"] + (["deck_class_axis"] if opset >= 18 else [])
-    max_attrs = {"keepdims": 1} | ({} if opset >= 18 else {"axes": [1]})
-    g.node.extend([
-        helper.make_node("Flatten", [layer.features], [flat], axis=1, name="deck_flat"),
-        helper.make_node("Gemm", [flat, "deck_head_w", "deck_head_b"], ["deck_head"], transB=1, name="deck_head"),
+    paired = gate is not None and matrix is not None
+    flat = layer.features + "_deck_flat"
+    nodes = [helper.make_node("Flatten", [layer.features], [flat], axis=1, name="deck_flat")]
+    flat_m = flat_r = flat
+    generic_m = generic_r = inner
+    if paired:
+        split, flat_m, flat_r = _halves(helper, flat)
+        split2, generic_m, generic_r = _halves(helper, inner)
+        nodes += split + split2
+    nodes += [
+        helper.make_node("Gemm", [flat_m, "deck_head_w", "deck_head_b"], ["deck_head"], transB=1, name="deck_head"),
         helper.make_node("Reshape", ["deck_head", "deck_head_shape"], ["deck_head_3d"], name="deck_head_turns"),
-        helper.make_node("ReduceLogSumExp", lse_inputs, ["deck_head_lse"], name="deck_head_lse", **lse_attrs),
+        *_reduce(helper, "ReduceLogSumExp", "deck_head_3d", "deck_head_lse", 2, opset, keepdims=0),
         helper.make_node("Add", ["deck_head_lse", "deck_enrolled_only"], ["deck_head_masked"], name="deck_mask"),
-        helper.make_node("ReduceMax", max_inputs, ["deck_head_best"], name="deck_head_best", **max_attrs),
+        *_reduce(helper, "ReduceMax", "deck_head_masked", "deck_head_best", 1, opset),
         helper.make_node("Mul", ["deck_head_lse", "deck_enrolled"], ["deck_head_own"], name="deck_head_own"),
         helper.make_node("Mul", ["deck_head_best", "deck_not_enrolled"], ["deck_head_lent"], name="deck_head_lent"),
         helper.make_node("Add", ["deck_head_own", "deck_head_lent"], ["deck_head_final"], name="deck_head_final"),
-        helper.make_node("Add", [inner, "deck_head_final"], ["deck_sum"], name="deck_blend"),
-        helper.make_node("Mul", ["deck_sum", "deck_inv_t"], [final], name="deck_temperature"),
-    ])
+        helper.make_node("Add", [generic_m, "deck_head_final"], ["deck_sum"], name="deck_blend"),
+    ]
+    if gate is None:
+        nodes.append(helper.make_node("Mul", ["deck_sum", "deck_inv_t"], [final], name="deck_temperature"))
+    else:
+        protos, refs = gate.prototypes, gate.references
+        if protos.shape[1] != layer.weight.shape[1] or refs.shape[1] != layer.weight.shape[1]:
+            raise DeckError(f"deck gate {protos.shape}, {refs.shape} does not fit the classifier's "
+                            f"features {layer.weight.shape}")
+        g.initializer.extend([
+            numpy_helper.from_array(np.ascontiguousarray(protos.T, np.float32), "deck_gate_protos"),
+            numpy_helper.from_array(np.ascontiguousarray(refs.T, np.float32), "deck_gate_refs"),
+            numpy_helper.from_array(np.float32(1e-12), "deck_gate_eps"),
+        ])
+        nodes += [
+            helper.make_node("Mul", ["deck_sum", "deck_inv_t"], ["deck_reading"], name="deck_temperature"),
+            *_reduce(helper, "ReduceL2", flat_r, "deck_gate_norm", 1, opset),
+            helper.make_node("Max", ["deck_gate_norm", "deck_gate_eps"], ["deck_gate_norm_safe"], name="deck_gate_safe"),
+            helper.make_node("Div", [flat_r, "deck_gate_norm_safe"], ["deck_gate_unit"], name="deck_gate_unit"),
+            helper.make_node("MatMul", ["deck_gate_unit", "deck_gate_protos"], ["deck_gate_sims"], name="deck_gate_sims"),
+            *_reduce(helper, "ReduceMax", "deck_gate_sims", "deck_gate_best", 1, opset),
+            helper.make_node("MatMul", ["deck_gate_unit", "deck_gate_refs"], ["deck_gate_ref_sims"],
+                             name="deck_gate_ref_sims"),
+            *_reduce(helper, "ReduceMax", "deck_gate_ref_sims", "deck_gate_ref_best", 1, opset),
+            helper.make_node("GreaterOrEqual", ["deck_gate_best", "deck_gate_ref_best"],
+                             ["deck_gate_card" if gate.light is not None else "deck_gate_inside"], name="deck_gate_card"),
+        ]
+        if gate.light is not None:
+            g.input.append(helper.make_tensor_value_info(WHITE_INPUT, onnx.TensorProto.FLOAT, ["n", 3]))
+            g.initializer.extend([
+                numpy_helper.from_array(np.float32(1e-4), "deck_light_eps"),
+                numpy_helper.from_array(np.float32([[1, 0], [-1, -1], [0, 1]]), "deck_light_chroma"),
+                numpy_helper.from_array(np.asarray(gate.light, np.float32).reshape(2), "deck_light"),
+                numpy_helper.from_array(np.ones((2, 1), np.float32), "deck_light_sum"),
+                numpy_helper.from_array(np.float32(gate.tolerance ** 2), "deck_light_tol2"),
+            ])
+            nodes += [  # (log B/G, log R/G) of the crop's white, against the enrolment light's
+                helper.make_node("Max", [WHITE_INPUT, "deck_light_eps"], ["deck_white_safe"], name="deck_white_safe"),
+                helper.make_node("Log", ["deck_white_safe"], ["deck_white_log"], name="deck_white_log"),
+                helper.make_node("MatMul", ["deck_white_log", "deck_light_chroma"], ["deck_white_chroma"],
+                                 name="deck_white_chroma"),
+                helper.make_node("Sub", ["deck_white_chroma", "deck_light"], ["deck_light_diff"], name="deck_light_diff"),
+                helper.make_node("Mul", ["deck_light_diff", "deck_light_diff"], ["deck_light_sq"], name="deck_light_sq"),
+                helper.make_node("MatMul", ["deck_light_sq", "deck_light_sum"], ["deck_light_d2"], name="deck_light_d2"),
+                helper.make_node("LessOrEqual", ["deck_light_d2", "deck_light_tol2"], ["deck_gate_light"],
+                                 name="deck_gate_light"),
+                helper.make_node("And", ["deck_gate_card", "deck_gate_light"], ["deck_gate_inside"], name="deck_gate_both"),
+            ]
+        nodes.append(helper.make_node("Where", ["deck_gate_inside", "deck_reading", generic_r], [final], name="deck_gate"))
+    g.node.extend(nodes)
     if matrix is not None:
         _colour_front(model, matrix)
+        if paired:
+            _pair_input(model, helper, numpy_helper)
     for key, v in metadata.items():
         entry = next((p for p in model.metadata_props if p.key == key), None)
         if entry is None:

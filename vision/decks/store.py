@@ -32,7 +32,9 @@ CARDS_FILE = "cards.csv"
 PROFILE_FILE = "profile.json"
 MODEL_FILE = "deck_classifier.onnx"
 LEARN_FILE = "learn.json"
-PROFILE_FORMAT = 1
+# 2: fitted on crops fed as the recognizer feeds them (white-normalised), with the gate;
+# a format-1 deck learnt other pictures of its cards: it is fitted again, its cards kept
+PROFILE_FORMAT = 2
 FIELDS = ("image", "card", "confidence", "box")
 
 

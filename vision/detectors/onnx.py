@@ -44,7 +44,7 @@ class OnnxDetector:
         threads = config.threads or default_threads()
         try:
             if config.detector_path is None and config.classifier_path is None:
-                self.recognizer = CardRecognizer.default(threads=threads)
+                self.recognizer = CardRecognizer.default(threads=threads, tiles=config.tiles)
             else:  # one file overridden: the other is the shipped one
                 from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, PACKAGE_MODELS
 
@@ -52,6 +52,7 @@ class OnnxDetector:
                     config.detector_path or PACKAGE_MODELS / DETECTOR_FILE,
                     config.classifier_path or PACKAGE_MODELS / CLASSIFIER_FILE,
                     threads=threads,
+                    tiles=config.tiles,
                 )
         except ModelError:
             raise
