@@ -37,7 +37,7 @@ PACKAGE_MODELS = Path(__file__).resolve().parent.parent / "models"
 _CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
 # A second look (CardRecognizer._second_look) at boxes the detector scores this high but the
 # classifier names below SECOND_LOOK_BELOW (the tracker's median threshold, too).
-SECOND_LOOK_SCORE = 0.6
+SECOND_LOOK_SCORE = 0.5
 SECOND_LOOK_BELOW = 0.5
 # The turns tried, in order, until every unsure card is named: 45 degrees first (the
 # detector's weakest angle), then 20 either way (a card on a busy pile tilted about 30
