@@ -168,8 +168,11 @@ def cmd_show(args) -> int:
     print(f"  fitted: {r.fitted or 'not yet'}")
     held = r.figures.get("held_back") or {}
     if held:
+        aside = held.get("deck_ungated_top1")
         print(f"  top-1 on {held.get('augmentations')} held-back augmentations: generic {_pct(held.get('generic_top1'))}, "
-              f"fitted {_pct(held.get('deck_top1'))}")
+              f"fitted {_pct(held.get('deck_top1'))}"
+              + (f" ({_pct(aside)} by the deck's own reading: the gate sends the most re-lit to the generic model)"
+                 if aside is not None else ""))
     gate = r.figures.get("gate")
     if held:
         print("  other decks' cards: " + (f"read by the generic model ({_pct(gate.get('held_back_inside'))} of the "
