@@ -173,8 +173,7 @@ def cmd_show(args) -> int:
               f"fitted {_pct(held.get('deck_top1'))}"
               + (f" ({_pct(aside)} by the deck's own reading: the gate sends the most re-lit to the generic model)"
                  if aside is not None else ""))
-    gate = r.figures.get("gate")
-    if held:
+        gate = r.figures.get("gate")
         print("  other decks' cards: " + (f"read by the generic model ({_pct(gate.get('held_back_inside'))} of the "
                                           "deck's own held-back crops kept for the deck)" if gate else
                                           "read by this deck's classifier too (fitted with --no-gate or before the gate)"))

@@ -145,22 +145,27 @@ def score_photos(detector, photos: list[Path], truth) -> dict:
             "confusions": dict(sorted(confusions.items(), key=lambda kv: -kv[1])[:12])}
 
 
-def _detector(deck: str | None):
+def _photo_config(**kw):
+    """The detector as `uno-table detect` reads photos (tiles), every reading kept."""
     from vision.config import OnnxDetectorConfig
+
+    return OnnxDetectorConfig(min_confidence=0.0, tiles=True, **kw)
+
+
+def _detector(deck: str | None):
     from vision.detectors import make_detector
 
-    return make_detector(OnnxDetectorConfig(deck=deck, min_confidence=0.0, tiles=True))  # as `detect` reads photos
+    return make_detector(_photo_config(deck=deck))
 
 
 def shared_sets(deck: str | None, sets=("real-cards-mit", "real-cards-2010s-mit2", "real-cards-classic-apache")) -> dict:
-    from vision.config import OnnxDetectorConfig
     from vision.evaluate import evaluate_photos
 
     out = {}
     for s in sets:
         folder = shared_dir() / s
         if (folder / "labels.csv").is_file():
-            r = evaluate_photos(folder, OnnxDetectorConfig(deck=deck, min_confidence=0.0, tiles=True))
+            r = evaluate_photos(folder, _photo_config(deck=deck))
             out[s] = f"{r['right']}/{r['photos']}"
     return out
 
@@ -259,10 +264,9 @@ def _enrol_from(name: str, cards, out: Path, seed: int, fit_settings, progress: 
 
 def _photo_top1(deck: str | None, photos, classifier: Path | None = None) -> tuple[int, list]:
     if classifier is not None:
-        from vision.config import OnnxDetectorConfig
         from vision.detectors import make_detector
 
-        det = make_detector(OnnxDetectorConfig(classifier_path=classifier, min_confidence=0.0, tiles=True))
+        det = make_detector(_photo_config(classifier_path=classifier))
     else:
         det = _detector(deck)
     right, wrong = 0, []

@@ -105,14 +105,15 @@ def white_reference(crop: np.ndarray) -> np.ndarray:
     return neutral.mean(axis=0) if len(neutral) else bright.mean(axis=0)
 
 
-def normalize_colour(crop: np.ndarray) -> np.ndarray:
+def normalize_colour(crop: np.ndarray, white: np.ndarray | None = None) -> np.ndarray:
     """A BGR uint8 crop re-lit so its own white (`white_reference`) is neutral at WHITE_LEVEL.
 
     Per-channel gains (a von Kries white balance) then one exposure gain, each bounded: a
     cast can be undone up to a factor _MAX_CAST between channels, a dim crop brightened up to
     _MAX_EXPOSURE (so a black frame is not stretched into noise). The same function runs on
-    the training crops and at run time (`to_input(..., normalize=True)`)."""
-    white = np.maximum(white_reference(crop), 1.0)
+    the training crops and at run time (`to_input(..., normalize=True)`). `white`: the
+    crop's `white_reference`, when already measured."""
+    white = np.maximum(white_reference(crop) if white is None else white, 1.0)
     grey = float(white.mean())
     cast = np.clip(grey / white, 1.0 / _MAX_CAST, _MAX_CAST)
     exposure = float(np.clip(WHITE_LEVEL / max(grey, 1.0), 1.0 / _MAX_EXPOSURE, _MAX_EXPOSURE))
@@ -121,6 +122,8 @@ def normalize_colour(crop: np.ndarray) -> np.ndarray:
 
 
 WHITE_INPUT = "white"  # a classifier's optional second input: `crop_whites` of its crops
+# (log B/G, log R/G) of a white (B, G, R): where a light's colour lies, whatever its brightness
+WHITE_CHROMA = np.float32([[1, 0], [-1, -1], [0, 1]])
 
 
 def crop_whites(crops: list[np.ndarray]) -> np.ndarray:
@@ -129,17 +132,34 @@ def crop_whites(crops: list[np.ndarray]) -> np.ndarray:
     return np.stack([white_reference(c) for c in crops]).astype(np.float32) / 255.0
 
 
+def white_chroma(whites: np.ndarray) -> np.ndarray:
+    """(N, 2) chroma (WHITE_CHROMA) of `crop_whites`: the light's colour, brightness aside."""
+    return np.log(np.maximum(np.asarray(whites, np.float32), 1e-4)) @ WHITE_CHROMA
+
+
 def to_input(crops: list[np.ndarray], normalize: bool = False) -> np.ndarray:
     """BGR uint8 crops -> NCHW float32 RGB in 0..1, the classifier's input; `normalize`:
     each crop first through `normalize_colour` (for a classifier trained that way)."""
+    return classifier_batch(crops, normalize)[0]
+
+
+def classifier_batch(crops: list[np.ndarray], normalize: bool = False,
+                     whites: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """`to_input`, and with `whites` the crops' `crop_whites` beside it (a deck's classifier
+    takes them as WHITE_INPUT); each crop's white is measured once for both."""
+    measured = [white_reference(c) for c in crops] if (normalize or whites) else None
     if normalize:
-        crops = [normalize_colour(c) for c in crops]
-    return cv2.dnn.blobFromImages(crops, 1 / 255.0, swapRB=True)  # one pass, not four
+        crops = [normalize_colour(c, w) for c, w in zip(crops, measured, strict=True)]
+    x = cv2.dnn.blobFromImages(crops, 1 / 255.0, swapRB=True)  # one pass, not four
+    return x, (np.stack(measured).astype(np.float32) / 255.0 if whites else None)
 
 
 __all__ = [
+    "WHITE_CHROMA",
     "WHITE_INPUT",
+    "classifier_batch",
     "crop_whites",
+    "white_chroma",
     "CARD_ASPECT",
     "CLASSES",
     "COLOUR_WHITE_REF",

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from table.errors import UnoTableError
-from vision.crops import COLOUR_WHITE_REF, WHITE_INPUT, crop_whites
+from vision.crops import COLOUR_WHITE_REF, WHITE_INPUT
 from vision.types import CardDetection
 
 DETECTOR_FILE = "card_detector.onnx"
@@ -381,7 +381,7 @@ class CardRecognizer:
         self, image: np.ndarray, quads: list[np.ndarray], k: int = 3, timings: dict[str, float] | None = None,
     ) -> list[list[tuple[str, float]]]:
         """Each quad's `k` likeliest cards, most likely first: [(identifier, probability)]."""
-        from vision.crops import crop_from_quad, order_portrait, to_input
+        from vision.crops import classifier_batch, crop_from_quad, order_portrait
 
         t0 = time.perf_counter()
         timings = self.last_timings if timings is None else timings
@@ -392,10 +392,8 @@ class CardRecognizer:
         for q in quads:
             c = crop_from_quad(image, order_portrait(q))
             crops += [c, c[::-1, ::-1]] if self.both_turns else [c]
-        x = to_input(crops, normalize=self.normalize_colour)
-        feed = {self._cls_input: x}
-        if self._cls_white:
-            feed[WHITE_INPUT] = crop_whites(crops)
+        x, whites = classifier_batch(crops, self.normalize_colour, self._cls_white)
+        feed = {self._cls_input: x} | ({WHITE_INPUT: whites} if self._cls_white else {})
         logits = self._cls.run(None, feed)[0]
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         p = e / e.sum(axis=1, keepdims=True)

@@ -41,7 +41,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import CLASSES, crop_from_quad, crop_whites, normalize_colour, order_portrait
+from vision.crops import (
+    CLASSES,
+    crop_from_quad,
+    crop_whites,
+    normalize_colour,
+    order_portrait,
+    white_chroma,
+)
 from vision.decks import augment, colour, onnxgraph, store
 from vision.decks.learn import (
     classifier_feed,
@@ -189,14 +196,6 @@ def blend(zg: np.ndarray, zl: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 # the proof) and under half a warm bulb's cast (0.54 from daylight)
 LIGHT_TOLERANCE = 0.2
 
-# (log B/G, log R/G) of a white (B, G, R): where a light's colour lies, whatever its brightness
-_CHROMA = np.float32([[1, 0], [-1, -1], [0, 1]])
-
-
-def chroma(whites: np.ndarray) -> np.ndarray:
-    return np.log(np.maximum(np.asarray(whites, np.float32), 1e-4)) @ _CHROMA
-
-
 @dataclass
 class Gate:
     """Which crops the deck's reading is for. Both must hold:
@@ -230,12 +229,12 @@ class Gate:
         light; None: no light gate)."""
         gate = cls(cls._unit(cards), cls._unit(references))
         if whites is not None and len(whites):
-            gate.light = np.median(chroma(whites), axis=0).astype(np.float32)
+            gate.light = np.median(white_chroma(whites), axis=0).astype(np.float32)
             gate.tolerance = max(LIGHT_TOLERANCE, 2 * float(gate.distance(whites).max()))
         return gate
 
     def distance(self, whites: np.ndarray) -> np.ndarray:
-        return np.linalg.norm(chroma(whites) - self.light, axis=1)
+        return np.linalg.norm(white_chroma(whites) - self.light, axis=1)
 
     def inside(self, raw: np.ndarray, whites: np.ndarray | None = None) -> np.ndarray:
         u = self._unit(raw)
@@ -336,7 +335,8 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         bar.stage("colours")
         names = [c.card for c in cards]
         shown = [straighten(photos[c.image], c.quad) for c in cards]
-        if white_ref(session(generic, 1)):  # the colours the classifier will be fed
+        rsess = session(onnxgraph.feature_model(generic)[0], s.threads)  # the generic model, as is
+        if white_ref(rsess):  # the colours the classifier will be fed
             shown = [normalize_colour(c) for c in shown]
         measured = colour.measure(shown, names)
         matrix = colour.fit_map(measured) if s.colour else colour.IDENTITY.copy()
@@ -379,7 +379,6 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         fsess = session(feat_bytes, s.threads)
         f_train, _ = _features(fsess, train, progress=bar)
         f_held, z_held_mapped = _features(fsess, held, progress=bar)
-        rsess = session(onnxgraph.feature_model(generic)[0], s.threads)  # the generic model, as is
         r_held, z_generic = _features(rsess, held, progress=bar) if held else (None, None)
         gate = None
         if s.gate:

@@ -27,8 +27,8 @@ from vision.crops import (
     CLASSES,
     COLOUR_WHITE_REF,
     WHITE_INPUT,
+    classifier_batch,
     crop_from_quad,
-    crop_whites,
     order_portrait,
     to_input,
 )
@@ -159,10 +159,9 @@ def classifier_feed(crops: list[np.ndarray], sess) -> dict[str, np.ndarray]:
     """`sess.run`'s inputs for these crops: the crops as `classifier_input` makes them, and
     their whites when the classifier takes them (a deck's, `crops.WHITE_INPUT`)."""
     names = [i.name for i in sess.get_inputs()]
-    feed = {names[0]: classifier_input(crops, sess)}
-    if WHITE_INPUT in names[1:]:
-        feed[WHITE_INPUT] = crop_whites(crops)
-    return feed
+    takes_white = WHITE_INPUT in names[1:]
+    x, whites = classifier_batch(crops, white_ref(sess), takes_white)
+    return {names[0]: x} | ({WHITE_INPUT: whites} if takes_white else {})
 
 
 def session(model: Path | bytes, threads: int = 2):

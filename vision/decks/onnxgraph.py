@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.crops import WHITE_INPUT
+from vision.crops import WHITE_CHROMA, WHITE_INPUT
 from vision.decks.store import DeckError
 
 FEATURES = "deck_features"
@@ -265,7 +265,7 @@ def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, su
             g.input.append(helper.make_tensor_value_info(WHITE_INPUT, onnx.TensorProto.FLOAT, ["n", 3]))
             g.initializer.extend([
                 numpy_helper.from_array(np.float32(1e-4), "deck_light_eps"),
-                numpy_helper.from_array(np.float32([[1, 0], [-1, -1], [0, 1]]), "deck_light_chroma"),
+                numpy_helper.from_array(WHITE_CHROMA, "deck_light_chroma"),
                 numpy_helper.from_array(np.asarray(gate.light, np.float32).reshape(2), "deck_light"),
                 numpy_helper.from_array(np.ones((2, 1), np.float32), "deck_light_sum"),
                 numpy_helper.from_array(np.float32(gate.tolerance ** 2), "deck_light_tol2"),
