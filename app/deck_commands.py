@@ -2,6 +2,7 @@
 
     uno-table deck learn NAME IMAGE...   find and name the 54 faces laid out in 1-6 photos
     uno-table deck fit NAME              adapt the card classifier to this deck and light
+    uno-table deck tune NAME             fine-tune the whole classifier on it (torch: a laptop)
     uno-table deck list | show NAME | remove NAME
 
 Then `uno-table detect --deck NAME`, `uno-table run --deck NAME` or `vision: {deck: NAME}`
@@ -17,7 +18,7 @@ import sys
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "deck", help="teach the table your deck (learn, fit, list, show, remove)",
+        "deck", help="teach the table your deck (learn, fit, tune, list, show, remove)",
         description="Lay one card of each of the 54 faces face up and apart, take 1 to 6 photos, then "
         "`deck learn NAME PHOTO...` and `deck fit NAME`; play with `run --deck NAME`.",
     )
@@ -53,6 +54,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--json", action="store_true", help="print the profile as one JSON object")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=cmd_fit)
+
+    q = dsub.add_parser("tune", help="after fit: fine-tune the whole classifier on the deck (torch; minutes on a laptop)",
+                        description="For a deck the fit still misreads (a design unlike the three the generic model "
+                        "knows): trains every layer of a copy of the classifier on the fit's crops and writes it into "
+                        "DATA/decks/NAME/deck_classifier.onnx as the deck's reading, behind the fit's gate. Needs the "
+                        "training packages (pip install -e '.[train]'); the file it writes runs anywhere, a Pi too.")
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("--epochs", type=int, default=4, help="passes over the deck's crops (default 4)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(func=cmd_tune)
 
     q = dsub.add_parser("list", help="the decks taught to this table")
     q.add_argument("--json", action="store_true")
@@ -125,6 +136,16 @@ def cmd_fit(args) -> int:
     return 0
 
 
+def cmd_tune(args) -> int:
+    try:
+        from models.deck_tune import main as tune_main
+    except ImportError as exc:
+        print(f"deck tune needs the training packages (pip install -e '.[train]', on a laptop; then copy "
+              f"the deck's folder to the table): {exc}", file=sys.stderr)
+        return 2
+    return tune_main([args.name, "--epochs", str(args.epochs)] + (["--quiet"] if args.quiet else []))
+
+
 def _pct(v) -> str:
     return "-" if v is None else f"{100 * v:.1f}%"
 
@@ -177,6 +198,10 @@ def cmd_show(args) -> int:
         print("  other decks' cards: " + (f"read by the generic model ({_pct(gate.get('held_back_inside'))} of the "
                                           "deck's own held-back crops kept for the deck)" if gate else
                                           "read by this deck's classifier too (fitted with --no-gate or before the gate)"))
+    if r.tuned:
+        t = r.tuned
+        print(f"  tuned {t.get('tuned')} (python -m models deck-tune, {t.get('epochs')} epochs): the deck's reading is "
+              f"its own network, held-back augmentations {_pct(t.get('held_back_top1_gated'))}")
     print(f"  state: {_state(r)}")
     return 0
 

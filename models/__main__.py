@@ -8,6 +8,7 @@ Verbs (each has its own --help):
   export            write models/card_detector.onnx and models/card_classifier.onnx
   evaluate          real photos, unseen renders, synthetic mAP, ms per stage
   deck-proof        the figures of `uno-table deck` (model card, "Deck enrolment")
+  deck-tune         fine-tune the whole classifier on one enrolled deck (torch; a laptop)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ VERBS = {
     "export": "models.export",
     "evaluate": "models.evaluate",
     "deck-proof": "models.deck_proof",
+    "deck-tune": "models.deck_tune",
 }
 
 

@@ -253,6 +253,70 @@ def test_the_fit_feeds_the_classifier_what_the_table_feeds_it(small_deck):
         assert CLASSES[int(row.argmax())] == top[0][0] and abs(float(row.max()) - top[0][1]) < 1e-4
 
 
+def test_a_tuned_deck_reads_its_cards_and_leaves_others_to_the_generic_model(small_deck, capsys):
+    """`uno-table deck tune` (`python -m models deck-tune`): the whole classifier fine-tuned on the deck's crops, in the
+    deck's file behind the fit's gate: the deck's own cards from a new photo are read by the
+    tuned network, a foreign card gets the generic logits exactly, and the table loads it."""
+    from vision.crops import crop_from_quad, order_portrait
+    from vision.decks.fit import _references
+    from vision.decks.learn import classifier_feed, session
+    from vision.recognizer import CardRecognizer
+
+    shutil.copytree(store.deck_dir("small"), store.decks_root() / "tuned")
+    try:
+        assert _cli("deck", "tune", "tuned", "--epochs", "2", "--quiet") == 0
+        assert "held-back augmentations" in capsys.readouterr().out
+        folder = store.deck_dir("tuned")
+        profile = store.read_json(folder / store.PROFILE_FILE)
+        t = profile["tuned"]
+        assert len(t["held_back_top1_by_epoch"]) == 2 and t["training_crops"] > 10 * len(SMALL)
+        path = folder / store.MODEL_FILE
+        deck, generic, fitted = session(path), session(store.generic_classifier_path()), \
+            session(store.deck_dir("small") / store.MODEL_FILE)
+
+        def logits(sess, crops):
+            return sess.run(None, classifier_feed(crops, sess))[0]
+
+        foreign = _references()[::9]
+        np.testing.assert_allclose(logits(deck, foreign), logits(generic, foreign), rtol=1e-5, atol=1e-4)
+        (img, truth), = layout_photos(deck_cards(LOOK, 300, faces=SMALL), photos=1, size=(1280, 960), seed=27,
+                                      cast=LOOK.cast)
+        own = [crop_from_quad(img, order_portrait(q)) for _, q in truth]
+        zt, zf = logits(deck, own), logits(fitted, own)
+        assert (np.abs(zt - zf).max(axis=1) > 1e-3).mean() > 0.9  # not the head's reading
+        assert (zt.argmax(axis=1) == [CLASSES.index(n) for n, _ in truth]).sum() >= len(SMALL) - 1
+        rec = CardRecognizer(CardRecognizer.default().detector_path, path)
+        found = {d.card for d in rec.recognize(img)}
+        assert len(found & set(SMALL)) >= len(SMALL) - 1, found
+        assert _cli("deck", "show", "tuned") == 0
+        assert "the deck's reading is its own network" in capsys.readouterr().out
+    finally:
+        shutil.rmtree(store.decks_root() / "tuned")
+
+
+def test_deck_tune_refuses_a_deck_not_fitted_or_without_its_gate(small_deck, capsys):
+    from models.deck_tune import main as tune_main
+
+    root = store.decks_root()
+    shutil.copytree(store.deck_dir("small"), root / "unfitted")
+    try:
+        (root / "unfitted" / store.PROFILE_FILE).unlink()
+        before = _tree_hash(root / "unfitted")
+        assert tune_main(["unfitted", "--quiet"]) == 2
+        assert "not fitted: run `uno-table deck fit unfitted` first" in capsys.readouterr().err
+        assert _tree_hash(root / "unfitted") == before
+        shutil.copy(store.deck_dir("small") / store.PROFILE_FILE, root / "unfitted" / store.PROFILE_FILE)
+        profile = store.read_json(root / "unfitted" / store.PROFILE_FILE)
+        profile["settings"]["gate"] = False
+        store.write_json(root / "unfitted" / store.PROFILE_FILE, profile)
+        assert tune_main(["unfitted", "--quiet"]) == 2
+        assert "--no-gate" in capsys.readouterr().err
+        assert tune_main(["nosuch", "--quiet"]) == 2
+        assert "no deck named 'nosuch'" in capsys.readouterr().err
+    finally:
+        shutil.rmtree(root / "unfitted")
+
+
 def test_the_gate_in_the_file_decides_as_the_fit_does():
     from vision.decks.fit import Gate
 

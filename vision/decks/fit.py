@@ -297,6 +297,67 @@ def _renders(card: str, count: int, rng: np.random.Generator) -> list[np.ndarray
     return out
 
 
+@dataclass
+class DeckCrops:
+    """What a deck is fitted on: its enrolled cards cut as the table will see them."""
+
+    train: list  # training crops: augmentations, then scene crops, then rendered backs
+    train_y: list  # their classes, `TURNS` a face: face * TURNS + (1 if the card is turned)
+    held: list  # augmentations kept back to measure the fit (their own random stream)
+    held_y: list  # their faces
+    labels: list  # each enrolled card's face (class index)
+    n_deck: int  # train[:n_deck] are the deck's own cards (the rest: rendered backs)
+
+
+TURNS = 2  # a deck's head has one row per face and turn of the card (two looks of one face)
+
+
+def deck_crops(cards: list[store.EnrolledCard], photos: dict[str, np.ndarray], s: FitSettings,
+               recognizer=None, bar: _Progress | None = None) -> DeckCrops:
+    """Every enrolled card cut many times as the table camera will show it, small table
+    scenes of them boxed by the table's own detector (its real box errors), and rendered
+    backs: the crops `fit` (and `models deck-tune`) learn the deck from."""
+    bar = bar or _Progress(0, False)
+    bar.stage("augment")
+    train, train_y, held, held_y = [], [], [], []
+    arts, labels = [], []
+    for c in cards:
+        src, quad = augment.source(photos[c.image], c.quad)
+        arts.append(augment.card_art(src, quad))
+        labels.append(CLASSES.index(c.card))
+        r = np.random.default_rng([s.seed, c.row])
+        for k in range(s.per_card):
+            train.append(augment.augment(src, quad, r, turned=bool(k % 2)))
+            train_y.append(TURNS * labels[-1] + k % 2)
+        r_held = np.random.default_rng([s.seed, c.row, 7919])  # its own stream: never trained on
+        for _ in range(s.held_back):
+            held.append(augment.augment(src, quad, r_held))
+            held_y.append(labels[-1])
+        bar.update(s.per_card + s.held_back)
+    if s.scenes > 0:
+        bar.stage("scenes")
+        crops, ys, turned = augment.scene_crops(arts, labels, recognizer, s.scenes, np.random.default_rng([s.seed, 1]),
+                                                progress=bar)
+        train += crops
+        train_y += [TURNS * y + int(t) for y, t in zip(ys, turned, strict=True)]
+    n_deck = len(train)
+    bar.stage("backs")
+    train += _renders(BACK, s.backs, np.random.default_rng([s.seed, 2]))
+    train_y += [TURNS * CLASSES.index(BACK) + i % 2 for i in range(s.backs)]
+    bar.update(s.backs)
+    return DeckCrops(train, train_y, held, held_y, labels, n_deck)
+
+
+def deck_gate(rsess, cards: list[store.EnrolledCard], photos: dict[str, np.ndarray], s: FitSettings) -> Gate:
+    """The gate of a deck (`Gate`): its enrolled cards, both turns, and the generic model's
+    references, through `rsess` (the generic classifier with its features as an output);
+    the enrolment light from the cards' whites when the deck learns its colours."""
+    enrolled_crops = [crop_from_quad(photos[c.image], order_portrait(c.quad)) for c in cards]
+    r_cards, _ = _features(rsess, enrolled_crops + [c[::-1, ::-1] for c in enrolled_crops])
+    r_refs, _ = _features(rsess, _references(s.seed))
+    return Gate.of(r_cards, r_refs, crop_whites(enrolled_crops) if s.colour else None)
+
+
 def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool | None = None,
         progress: bool = True, callback=None, recognizer=None) -> dict:
     """Fit deck NAME (see the module doc). Returns the profile written to profile.json.
@@ -329,7 +390,7 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
     n_scene = len(cards) * s.scenes
     bar = _Progress(total=n_aug + n_scene + n_aug + 2 * n_scene + len(cards) * s.held_back + 1,
                     enabled=progress, callback=callback)
-    turns = 2  # the deck's head has one row per face and turn of the card (two looks of one face)
+    turns = TURNS
     try:
         # 1. colours
         bar.stage("colours")
@@ -341,33 +402,9 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         measured = colour.measure(shown, names)
         matrix = colour.fit_map(measured) if s.colour else colour.IDENTITY.copy()
         # 2. augmentations: crops as the recognizer cuts them, and scenes its detector boxes
-        bar.stage("augment")
-        train, train_y, held, held_y = [], [], [], []
-        arts, labels = [], []
-        for c in cards:
-            src, quad = augment.source(photos[c.image], c.quad)
-            arts.append(augment.card_art(src, quad))
-            labels.append(CLASSES.index(c.card))
-            r = np.random.default_rng([s.seed, c.row])
-            for k in range(s.per_card):
-                train.append(augment.augment(src, quad, r, turned=bool(k % 2)))
-                train_y.append(turns * labels[-1] + k % 2)
-            r_held = np.random.default_rng([s.seed, c.row, 7919])  # its own stream: never trained on
-            for _ in range(s.held_back):
-                held.append(augment.augment(src, quad, r_held))
-                held_y.append(labels[-1])
-            bar.update(s.per_card + s.held_back)
-        if s.scenes > 0:
-            bar.stage("scenes")
-            crops, ys, turned = augment.scene_crops(arts, labels, recognizer, s.scenes, np.random.default_rng([s.seed, 1]),
-                                                    progress=bar)
-            train += crops
-            train_y += [turns * y + int(t) for y, t in zip(ys, turned, strict=True)]
-        n_deck = len(train)
-        bar.stage("backs")
-        train += _renders(BACK, s.backs, np.random.default_rng([s.seed, 2]))
-        train_y += [turns * CLASSES.index(BACK) + i % 2 for i in range(s.backs)]
-        bar.update(s.backs)
+        crops = deck_crops(cards, photos, s, recognizer, bar)
+        train, train_y, held, held_y = crops.train, crops.train_y, crops.held, crops.held_y
+        labels, n_deck = crops.labels, crops.n_deck
         train_y_arr, held_y_arr = np.array(train_y), np.array(held_y)
         enrolled = np.zeros(len(CLASSES), np.float32)  # the back counts as enrolled (its renders)
         enrolled[sorted(set(labels)) + ([CLASSES.index(BACK)] if s.backs else [])] = 1.0
@@ -382,14 +419,10 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         r_held, z_generic = _features(rsess, held, progress=bar) if held else (None, None)
         gate = None
         if s.gate:
-            enrolled_crops = [crop_from_quad(photos[c.image], order_portrait(c.quad)) for c in cards]
-            r_cards, _ = _features(rsess, enrolled_crops + [c[::-1, ::-1] for c in enrolled_crops])
-            r_refs, _ = _features(rsess, _references(s.seed))
+            gate = deck_gate(rsess, cards, photos, s)
             scenes = train[len(cards) * s.per_card:n_deck]
             r_scenes, _ = _features(rsess, scenes)
             w_held, w_scenes = (crop_whites(held) if held else None), (crop_whites(scenes) if scenes else None)
-            w_cards = crop_whites(enrolled_crops)
-            gate = Gate.of(r_cards, r_refs, w_cards if s.colour else None)
         bar.stage("fit")
         k = len(CLASSES)
         val = np.arange(len(train_y_arr)) % 5 == 4  # a fifth of the training crops picks the blend
@@ -477,4 +510,4 @@ def _model_version(path: Path) -> str:
         return "unknown"
 
 
-__all__ = ["FitSettings", "blend", "fit", "head_scores", "lda_head"]
+__all__ = ["DeckCrops", "FitSettings", "Gate", "blend", "deck_crops", "deck_gate", "fit", "head_scores", "lda_head"]

@@ -169,6 +169,89 @@ def _halves(helper, x: str) -> tuple[list, str, str]:
     ], m, r
 
 
+def _gate_nodes(model, gate, flat: str, layer: LastLinear, opset: int) -> list:
+    """The gate's nodes (see `deck_model`), ending in the boolean "deck_gate_inside" (N, 1),
+    from the generic features `flat` of the crops as they are; adds the WHITE_INPUT input
+    when the gate tests the light, and the gate's initializers."""
+    onnx, helper, numpy_helper = _onnx()
+    g = model.graph
+    protos, refs = gate.prototypes, gate.references
+    if protos.shape[1] != layer.weight.shape[1] or refs.shape[1] != layer.weight.shape[1]:
+        raise DeckError(f"deck gate {protos.shape}, {refs.shape} does not fit the classifier's "
+                        f"features {layer.weight.shape}")
+    g.initializer.extend([
+        numpy_helper.from_array(np.ascontiguousarray(protos.T, np.float32), "deck_gate_protos"),
+        numpy_helper.from_array(np.ascontiguousarray(refs.T, np.float32), "deck_gate_refs"),
+        numpy_helper.from_array(np.float32(1e-12), "deck_gate_eps"),
+    ])
+    nodes = [
+        *_reduce(helper, "ReduceL2", flat, "deck_gate_norm", 1, opset),
+        helper.make_node("Max", ["deck_gate_norm", "deck_gate_eps"], ["deck_gate_norm_safe"], name="deck_gate_safe"),
+        helper.make_node("Div", [flat, "deck_gate_norm_safe"], ["deck_gate_unit"], name="deck_gate_unit"),
+        helper.make_node("MatMul", ["deck_gate_unit", "deck_gate_protos"], ["deck_gate_sims"], name="deck_gate_sims"),
+        *_reduce(helper, "ReduceMax", "deck_gate_sims", "deck_gate_best", 1, opset),
+        helper.make_node("MatMul", ["deck_gate_unit", "deck_gate_refs"], ["deck_gate_ref_sims"],
+                         name="deck_gate_ref_sims"),
+        *_reduce(helper, "ReduceMax", "deck_gate_ref_sims", "deck_gate_ref_best", 1, opset),
+        helper.make_node("GreaterOrEqual", ["deck_gate_best", "deck_gate_ref_best"],
+                         ["deck_gate_card" if gate.light is not None else "deck_gate_inside"], name="deck_gate_card"),
+    ]
+    if gate.light is not None:
+        g.input.append(helper.make_tensor_value_info(WHITE_INPUT, onnx.TensorProto.FLOAT, ["n", 3]))
+        g.initializer.extend([
+            numpy_helper.from_array(np.float32(1e-4), "deck_light_eps"),
+            numpy_helper.from_array(WHITE_CHROMA, "deck_light_chroma"),
+            numpy_helper.from_array(np.asarray(gate.light, np.float32).reshape(2), "deck_light"),
+            numpy_helper.from_array(np.ones((2, 1), np.float32), "deck_light_sum"),
+            numpy_helper.from_array(np.float32(gate.tolerance ** 2), "deck_light_tol2"),
+        ])
+        nodes += [  # (log B/G, log R/G) of the crop's white, against the enrolment light's
+            helper.make_node("Max", [WHITE_INPUT, "deck_light_eps"], ["deck_white_safe"], name="deck_white_safe"),
+            helper.make_node("Log", ["deck_white_safe"], ["deck_white_log"], name="deck_white_log"),
+            helper.make_node("MatMul", ["deck_white_log", "deck_light_chroma"], ["deck_white_chroma"],
+                             name="deck_white_chroma"),
+            helper.make_node("Sub", ["deck_white_chroma", "deck_light"], ["deck_light_diff"], name="deck_light_diff"),
+            helper.make_node("Mul", ["deck_light_diff", "deck_light_diff"], ["deck_light_sq"], name="deck_light_sq"),
+            helper.make_node("MatMul", ["deck_light_sq", "deck_light_sum"], ["deck_light_d2"], name="deck_light_d2"),
+            helper.make_node("LessOrEqual", ["deck_light_d2", "deck_light_tol2"], ["deck_gate_light"],
+                             name="deck_gate_light"),
+            helper.make_node("And", ["deck_gate_card", "deck_gate_light"], ["deck_gate_inside"], name="deck_gate_both"),
+        ]
+    return nodes
+
+
+def _generic_output_renamed(model) -> tuple[str, str]:
+    """Rename the graph's output tensor to a new inner name: (final name, inner name)."""
+    g = model.graph
+    final = g.output[0].name
+    inner = final + "_generic"
+    for n in g.node:
+        for i, x in enumerate(n.output):
+            if x == final:
+                n.output[i] = inner
+        for i, x in enumerate(n.input):
+            if x == final:
+                n.input[i] = inner
+    return final, inner
+
+
+def _set_metadata(model, metadata: dict[str, str]) -> None:
+    for key, v in metadata.items():
+        entry = next((p for p in model.metadata_props if p.key == key), None)
+        if entry is None:
+            entry = model.metadata_props.add()
+            entry.key = key
+        entry.value = v
+
+
+def _save(model, out: Path) -> None:
+    onnx, _, _ = _onnx()
+    onnx.checker.check_model(model)
+    tmp = Path(str(out) + ".tmp")
+    onnx.save(model, str(tmp))
+    tmp.replace(out)
+
+
 def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, subclasses: int,
                temperature: float, matrix: np.ndarray | None, metadata: dict[str, str],
                enrolled: np.ndarray | None = None, gate=None) -> None:
@@ -192,15 +275,7 @@ def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, su
     if head_w.shape != (k * subclasses, layer.weight.shape[1]):
         raise DeckError(f"deck head {head_w.shape} does not fit the classifier's last layer {layer.weight.shape}")
     g = model.graph
-    final = g.output[0].name
-    inner = final + "_generic"
-    for n in g.node:
-        for i, x in enumerate(n.output):
-            if x == final:
-                n.output[i] = inner
-        for i, x in enumerate(n.input):
-            if x == final:
-                n.input[i] = inner
+    final, inner = _generic_output_renamed(model)
     g.initializer.extend([
         numpy_helper.from_array(np.ascontiguousarray(head_w, np.float32), "deck_head_w"),
         numpy_helper.from_array(np.asarray(head_b, np.float32).reshape(-1), "deck_head_b"),
@@ -239,65 +314,53 @@ def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, su
     if gate is None:
         nodes.append(helper.make_node("Mul", ["deck_sum", "deck_inv_t"], [final], name="deck_temperature"))
     else:
-        protos, refs = gate.prototypes, gate.references
-        if protos.shape[1] != layer.weight.shape[1] or refs.shape[1] != layer.weight.shape[1]:
-            raise DeckError(f"deck gate {protos.shape}, {refs.shape} does not fit the classifier's "
-                            f"features {layer.weight.shape}")
-        g.initializer.extend([
-            numpy_helper.from_array(np.ascontiguousarray(protos.T, np.float32), "deck_gate_protos"),
-            numpy_helper.from_array(np.ascontiguousarray(refs.T, np.float32), "deck_gate_refs"),
-            numpy_helper.from_array(np.float32(1e-12), "deck_gate_eps"),
-        ])
-        nodes += [
-            helper.make_node("Mul", ["deck_sum", "deck_inv_t"], ["deck_reading"], name="deck_temperature"),
-            *_reduce(helper, "ReduceL2", flat_r, "deck_gate_norm", 1, opset),
-            helper.make_node("Max", ["deck_gate_norm", "deck_gate_eps"], ["deck_gate_norm_safe"], name="deck_gate_safe"),
-            helper.make_node("Div", [flat_r, "deck_gate_norm_safe"], ["deck_gate_unit"], name="deck_gate_unit"),
-            helper.make_node("MatMul", ["deck_gate_unit", "deck_gate_protos"], ["deck_gate_sims"], name="deck_gate_sims"),
-            *_reduce(helper, "ReduceMax", "deck_gate_sims", "deck_gate_best", 1, opset),
-            helper.make_node("MatMul", ["deck_gate_unit", "deck_gate_refs"], ["deck_gate_ref_sims"],
-                             name="deck_gate_ref_sims"),
-            *_reduce(helper, "ReduceMax", "deck_gate_ref_sims", "deck_gate_ref_best", 1, opset),
-            helper.make_node("GreaterOrEqual", ["deck_gate_best", "deck_gate_ref_best"],
-                             ["deck_gate_card" if gate.light is not None else "deck_gate_inside"], name="deck_gate_card"),
-        ]
-        if gate.light is not None:
-            g.input.append(helper.make_tensor_value_info(WHITE_INPUT, onnx.TensorProto.FLOAT, ["n", 3]))
-            g.initializer.extend([
-                numpy_helper.from_array(np.float32(1e-4), "deck_light_eps"),
-                numpy_helper.from_array(WHITE_CHROMA, "deck_light_chroma"),
-                numpy_helper.from_array(np.asarray(gate.light, np.float32).reshape(2), "deck_light"),
-                numpy_helper.from_array(np.ones((2, 1), np.float32), "deck_light_sum"),
-                numpy_helper.from_array(np.float32(gate.tolerance ** 2), "deck_light_tol2"),
-            ])
-            nodes += [  # (log B/G, log R/G) of the crop's white, against the enrolment light's
-                helper.make_node("Max", [WHITE_INPUT, "deck_light_eps"], ["deck_white_safe"], name="deck_white_safe"),
-                helper.make_node("Log", ["deck_white_safe"], ["deck_white_log"], name="deck_white_log"),
-                helper.make_node("MatMul", ["deck_white_log", "deck_light_chroma"], ["deck_white_chroma"],
-                                 name="deck_white_chroma"),
-                helper.make_node("Sub", ["deck_white_chroma", "deck_light"], ["deck_light_diff"], name="deck_light_diff"),
-                helper.make_node("Mul", ["deck_light_diff", "deck_light_diff"], ["deck_light_sq"], name="deck_light_sq"),
-                helper.make_node("MatMul", ["deck_light_sq", "deck_light_sum"], ["deck_light_d2"], name="deck_light_d2"),
-                helper.make_node("LessOrEqual", ["deck_light_d2", "deck_light_tol2"], ["deck_gate_light"],
-                                 name="deck_gate_light"),
-                helper.make_node("And", ["deck_gate_card", "deck_gate_light"], ["deck_gate_inside"], name="deck_gate_both"),
-            ]
+        nodes.append(helper.make_node("Mul", ["deck_sum", "deck_inv_t"], ["deck_reading"], name="deck_temperature"))
+        nodes += _gate_nodes(model, gate, flat_r, layer, opset)
         nodes.append(helper.make_node("Where", ["deck_gate_inside", "deck_reading", generic_r], [final], name="deck_gate"))
     g.node.extend(nodes)
     if matrix is not None:
         _colour_front(model, matrix)
         if paired:
             _pair_input(model, helper, numpy_helper)
-    for key, v in metadata.items():
-        entry = next((p for p in model.metadata_props if p.key == key), None)
-        if entry is None:
-            entry = model.metadata_props.add()
-            entry.key = key
-        entry.value = v
-    onnx.checker.check_model(model)
-    tmp = Path(str(out) + ".tmp")
-    onnx.save(model, str(tmp))
-    tmp.replace(out)
+    _set_metadata(model, metadata)
+    _save(model, out)
 
 
-__all__ = ["FEATURES", "LastLinear", "deck_model", "feature_model", "last_linear"]
+def tuned_deck_model(path: Path, out: Path, tuned, gate, metadata: dict[str, str]) -> None:
+    """Write a deck's classifier whose reading is its own network: `tuned` (an ONNX model,
+    the generic classifier fine-tuned on the deck's crops: the same input, logits for the
+    same classes) reads the crops the gate keeps for the deck, and the generic classifier
+    the rest, as `deck_model` does. Each crop goes through both networks once (no colour map:
+    the tuned network learnt the deck's colours)."""
+    onnx, helper, _ = _onnx()
+    model = load(path)
+    layer = last_linear(model)
+    g = model.graph
+    final, inner = _generic_output_renamed(model)
+    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=17)
+    tg = tuned.graph
+    if len(tg.input) != 1 or len(tg.output) != 1:
+        raise DeckError("the tuned network must have one input and one output")
+    prefix = "deck_tuned_"
+    renamed = {tg.input[0].name: g.input[0].name}
+    for t in tg.initializer:
+        renamed[t.name] = prefix + t.name
+        t.name = prefix + t.name
+    for n in tg.node:
+        n.name = prefix + n.name
+        n.input[:] = [renamed.get(x, prefix + x if x else x) for x in n.input]
+        n.output[:] = [prefix + x for x in n.output]
+    tuned_out = prefix + tg.output[0].name
+    g.initializer.extend(tg.initializer)
+    g.node.extend(tg.node)
+    g.initializer.append(onnx.numpy_helper.from_array(np.array([1], np.int64), "deck_axis_1"))
+    flat = layer.features + "_deck_flat"
+    nodes = [helper.make_node("Flatten", [layer.features], [flat], axis=1, name="deck_flat")]
+    nodes += _gate_nodes(model, gate, flat, layer, opset)
+    nodes.append(helper.make_node("Where", ["deck_gate_inside", tuned_out, inner], [final], name="deck_gate"))
+    g.node.extend(nodes)
+    _set_metadata(model, metadata)
+    _save(model, out)
+
+
+__all__ = ["FEATURES", "LastLinear", "deck_model", "feature_model", "last_linear", "tuned_deck_model"]

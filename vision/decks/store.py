@@ -240,6 +240,7 @@ class DeckSummary:
     stale: bool  # cards.csv changed since the fit
     compatible: str | None  # None: fine; else why it cannot be used
     figures: dict
+    tuned: dict | None = None  # `python -m models deck-tune`: the whole classifier fine-tuned
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -268,7 +269,7 @@ def summary(name: str) -> DeckSummary:
     else:
         why = "not fitted yet"
     return DeckSummary(name, n_cards, len({c.card for c in cards}), missing, doubled, fitted, bool(stale), why,
-                       figures)
+                       figures, (profile or {}).get("tuned"))
 
 
 def remove(name: str) -> Path:

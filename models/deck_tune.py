@@ -1,0 +1,190 @@
+"""`python -m models deck-tune NAME`: fine-tune the whole card classifier on one deck.
+
+`uno-table deck fit` adapts the generic classifier with a linear head on its frozen
+features: seconds, on a Pi. For a deck whose design the generic features cannot tell apart
+(a party edition's thin digits: 92% of its held-back augmentations), this command, for a
+laptop with torch (`pip install -e '.[train]'`), trains every layer of a copy of the generic
+classifier on the same crops the fit learns from (`vision.decks.fit.deck_crops`: the
+enrolled cards cut as the table camera will see them, table scenes boxed by the table's own
+detector, rendered backs) and writes it into the deck's classifier as the deck's reading,
+behind the fit's gate: a card of another deck, or under another light, is still read by the
+generic classifier as it is. The deck's folder, loaded by `--deck NAME` as before, then
+works on a Pi too (the file is ONNX: no torch at run time).
+
+Run `uno-table deck fit NAME` first (its settings and gate are reused); fitting again
+replaces the tuned reading with the head.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import time
+
+import numpy as np
+
+from vision.crops import CLASSES, crop_whites
+from vision.decks import fit as deck_fit
+from vision.decks import onnxgraph, store
+from vision.decks.learn import classifier_feed, classifier_input, session
+from vision.decks.store import DeckError
+
+
+def _train(net, x: np.ndarray, y: np.ndarray, held: np.ndarray, held_y: np.ndarray, epochs: int, lr: float,
+           batch: int, seed: int, bar) -> list[float]:
+    """Adam on every layer, its rate annealed (cosine), shuffled each epoch; the held-back top-1
+    after each epoch."""
+    import torch
+
+    torch.manual_seed(seed)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    steps = epochs * -(-len(x) // batch)
+    # annealed to zero: the last epochs settle instead of wandering at the full rate
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    scores = []
+    for epoch in range(epochs):
+        net.train()
+        for i, b in enumerate(torch.randperm(len(xt)).split(batch)):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(net(xt[b]), yt[b])
+            loss.backward()
+            opt.step()
+            sched.step()
+            bar.update(len(b))
+            if i % 20 == 0:
+                bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}")
+        scores.append(_top1(net, held, held_y))
+        bar.set_postfix(epoch=epoch + 1, held_back=f"{scores[-1]:.4f}")
+    net.eval()
+    return scores
+
+
+def _logits(net, x: np.ndarray) -> np.ndarray:
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        return torch.cat([net(torch.from_numpy(x[i:i + 512])) for i in range(0, len(x), 512)]).numpy()
+
+
+def _top1(net, x: np.ndarray, y: np.ndarray) -> float:
+    return round(float((_logits(net, x).argmax(axis=1) == y).mean()), 4) if len(y) else float("nan")
+
+
+def _onnx_of(net, crop_hw: tuple[int, int]):
+    """The network as an ONNX model (in memory), batch size free."""
+    import onnx
+    import torch
+
+    buf = io.BytesIO()
+    torch.onnx.export(net, torch.zeros(1, 3, *crop_hw), buf, input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    return onnx.load_from_string(buf.getvalue())
+
+
+def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads: int = 2,
+         progress: bool = True) -> dict:
+    """Fine-tune the classifier on deck NAME and write it into the deck's classifier (see
+    the module doc). Returns the profile, with a "tuned" entry."""
+    import torch
+    from tqdm import tqdm
+
+    from models.train_classifier import build_net, load_onnx_weights
+    from vision.recognizer import CardRecognizer
+
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    torch.set_num_threads(threads)
+    folder = store.deck_dir(name)
+    profile = store.read_json(folder / store.PROFILE_FILE)
+    if profile is None or not (folder / store.MODEL_FILE).is_file():
+        raise DeckError(f"deck {name!r} is not fitted: run `uno-table deck fit {name}` first")
+    store.check_compatible(name, profile)
+    if profile.get("cards_sha256") != store.sha256(folder / store.CARDS_FILE):
+        raise DeckError(f"deck {name!r}: cards.csv changed since the fit: run `uno-table deck fit {name}` again first")
+    known = {f.name for f in deck_fit.FitSettings.__dataclass_fields__.values()}
+    s = deck_fit.FitSettings(**{k: v for k, v in profile["settings"].items() if k in known})
+    if not s.gate:
+        raise DeckError(f"deck {name!r} was fitted with --no-gate: the tuned reading needs the gate "
+                        "(another deck's cards must still be read by the generic model)")
+    s.threads = threads
+    cards = store.read_cards(folder)
+    photos = deck_fit._photos(folder, cards)
+    generic = store.generic_classifier_path()
+    rsess = session(onnxgraph.feature_model(generic)[0], threads)
+    crops = deck_fit.deck_crops(cards, photos, s, CardRecognizer.default(threads=threads) if s.scenes else None,
+                                deck_fit._Progress(0, False))
+    gate = deck_fit.deck_gate(rsess, cards, photos, s)
+    x = classifier_input(crops.train, rsess)
+    y = (np.asarray(crops.train_y) // deck_fit.TURNS).astype(np.int64)  # both turns are the face
+    held = classifier_input(crops.held, rsess) if crops.held else x[:0]
+    held_y = np.asarray(crops.held_y, np.int64)
+    net = build_net(len(CLASSES))
+    calib = x[np.random.default_rng(s.seed).choice(len(x), min(256, len(x)), replace=False)]
+    load_onnx_weights(net, generic, calibration=calib)
+    start = _top1(net, held, held_y)
+    with tqdm(total=epochs * len(x), unit="crop", file=sys.stderr, disable=not progress,
+              desc=f"deck-tune {name}", dynamic_ncols=True) as bar:
+        scores = _train(net, x, y, held, held_y, epochs, lr, batch, s.seed, bar)
+    out = folder / store.MODEL_FILE
+    tmp = out.with_name(out.name + ".tuned")
+    meta = {"deck": name, "deck_generic_sha256": profile["generic"]["sha256"], "deck_reading": "tuned"}
+    onnxgraph.tuned_deck_model(generic, tmp, _onnx_of(net, tuple(x.shape[2:])), gate, meta)
+    # the file must decide as the network and the gate do before it replaces the fit's
+    check = session(tmp, threads)
+    inside = gate.inside(deck_fit._features(rsess, crops.held)[0], crop_whites(crops.held)) \
+        if crops.held else np.zeros(0, bool)
+    want = np.where(inside[:, None], _logits(net, held), session_logits(rsess, held))
+    got = check.run(None, classifier_feed(crops.held, check))[0] if crops.held else want
+    if (np.asarray(got).argmax(axis=1) != want.argmax(axis=1)).mean() > 0.01:
+        tmp.unlink(missing_ok=True)
+        raise DeckError("the written tuned classifier does not reproduce the network (an unsupported graph?)")
+    tmp.replace(out)
+    held_top1 = round(float((np.asarray(got).argmax(axis=1) == held_y).mean()), 4) if len(held_y) else None
+    profile["tuned"] = {
+        "epochs": epochs, "lr": lr, "batch": batch, "training_crops": int(len(x)),
+        "held_back_top1_start": start, "held_back_top1_by_epoch": scores,
+        "held_back_top1_gated": held_top1,
+        "seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(time.process_time() - cpu0, 1),
+        "tuned": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    store.write_json(folder / store.PROFILE_FILE, profile)
+    return profile
+
+
+def session_logits(sess, x: np.ndarray) -> np.ndarray:
+    """The generic classifier's logits (first output) on prepared crops."""
+    name = sess.get_inputs()[0].name
+    return np.concatenate([sess.run(None, {name: x[i:i + 256]})[0] for i in range(0, len(x), 256)]) \
+        if len(x) else np.zeros((0, len(CLASSES)), np.float32)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models deck-tune", description=__doc__.split("\n\n")[0])
+    ap.add_argument("name", help="a deck enrolled and fitted with `uno-table deck`")
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    if args.epochs < 1 or args.batch < 1 or not args.lr > 0:
+        ap.error("--epochs and --batch must be at least 1, --lr above 0")
+    try:
+        profile = tune(args.name, args.epochs, args.lr, args.batch, args.threads, progress=not args.quiet)
+    except ImportError as exc:
+        print(f"deck-tune needs the training packages (pip install -e '.[train]'): {exc}", file=sys.stderr)
+        return 2
+    except DeckError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    t = profile["tuned"]
+    print(f"deck {args.name}: held-back augmentations {t['held_back_top1_start']:.1%} -> "
+          f"{t['held_back_top1_gated']:.1%} (by epoch: {', '.join(f'{v:.1%}' for v in t['held_back_top1_by_epoch'])}); "
+          f"{t['training_crops']} crops, {t['seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
