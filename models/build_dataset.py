@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from models.scenes import SceneStyle, make_scene, yolo_obb_line
+from models.scenes import SCENE_KINDS, SceneStyle, make_scene, yolo_obb_line
 
 DETECTOR_CLASSES = {0: "card"}
 DEFAULT_MIN_VISIBLE = 0.45
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         "--kinds",
         default=None,
         help="scene mix, e.g. 'table=0.6,closeup=0.25,hand=0.15' (the default); "
-        "kinds: table, closeup, single, hand",
+        f"kinds: {', '.join(SCENE_KINDS)}",
     )
     ap.add_argument("--index-visible", type=float, default=None, metavar="SHARE",
                     help="also box a card this much visible (e.g. 0.25) whose corner index shows")
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             kinds = {k.strip(): float(v) for k, v in (p.split("=") for p in args.kinds.split(","))}
         except ValueError:
             ap.error(f"--kinds {args.kinds!r}: expected name=weight pairs separated by commas")
-        bad = set(kinds) - {"table", "closeup", "single", "hand"}
+        bad = set(kinds) - set(SCENE_KINDS)
         if bad:
             ap.error(f"--kinds: unknown kind(s) {', '.join(sorted(bad))}")
     if not 0 < args.val_fraction < 1:

@@ -34,12 +34,14 @@ REAL_PHOTOS = Path("/work/shared/data/real-cards-mit")
 EVAL_DIR = Path(__file__).resolve().parent / "eval"
 
 
-def _recognizer(models_dir: Path | None, **kwargs):
-    from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, CardRecognizer
+def _recognizer(models_dir: Path | None, photos: bool = True, **kwargs):
+    """The models (shipped, or those in `models_dir`); photos: the still photos' detector
+    where there is one (every part but `speed`, which times the table's)."""
+    from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, CardRecognizer, model_path
 
     if models_dir is None:
-        return CardRecognizer.default(**kwargs)
-    return CardRecognizer(models_dir / DETECTOR_FILE, models_dir / CLASSIFIER_FILE, **kwargs)
+        return CardRecognizer.default(photos=photos, **kwargs)
+    return CardRecognizer(model_path(DETECTOR_FILE, photos, models_dir), models_dir / CLASSIFIER_FILE, **kwargs)
 
 
 def _main_card(dets):
@@ -474,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
             f"mAP50-95 {figures['synthetic_map50_95']:.3f}"
         )
     if "speed" in parts:
-        figures.update(eval_speed(rec))
+        figures.update(eval_speed(_recognizer(args.models, photos=False, whole_image=args.whole_image)))
         print(f"speed (median ms, {figures['speed_frame']}): {figures['speed_ms_median']}")
     figures["evaluated_seconds"] = round(time.time() - t0, 1)
     args.json.parent.mkdir(parents=True, exist_ok=True)

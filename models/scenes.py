@@ -420,6 +420,7 @@ def _photometric(rng, img: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- scenes
 KINDS = {"table": 0.6, "closeup": 0.25, "hand": 0.15}
+SCENE_KINDS = ("table", "closeup", "single", "hand", "empty")
 
 
 def make_scene(
@@ -433,7 +434,9 @@ def make_scene(
 
     kind: 'table' (a game in play), 'closeup' (one card filling most of the frame, like the
     validation photos), 'single' (one to three mid-size cards at any angle) or 'hand' (a
-    few cards held or laid close to the camera). kinds: the mix when kind is None.
+    few cards held or laid close to the camera) or 'empty' (no face at all: a bare table,
+    things that are not cards, sometimes a few backs; a detector's hard negatives). kinds:
+    the mix when kind is None.
     style: the options of `SceneStyle` (None: the scenes the shipped detector trained on;
     the same seed gives the same scene as before they existed)."""
     style = style or SceneStyle()
@@ -442,8 +445,8 @@ def make_scene(
         names = list(mix)
         p = np.array([mix[k] for k in names], float)
         kind = str(rng.choice(names, p=p / p.sum()))
-    if kind not in ("table", "closeup", "single", "hand"):
-        raise ValueError(f"unknown scene kind {kind!r}: table, closeup, single or hand")
+    if kind not in SCENE_KINDS:
+        raise ValueError(f"unknown scene kind {kind!r}: {', '.join(SCENE_KINDS)}")
     if out_size is None:
         ratio = rng.choice([4 / 3, 16 / 9, 3 / 4, 2 / 3, 1.0])
         if kind == "closeup" and rng.random() < 0.6:
@@ -504,14 +507,25 @@ def make_scene(
                     a,
                 )
             )
+    elif kind == "empty":
+        # a detector that made up faces on a bare table or a photo of backs learnt that
+        # every scene holds a face: these scenes hold none
+        ch = ph * rng.uniform(0.1, 0.4)
+        cards = [
+            _Placed(BACK, (pw * rng.uniform(0.2, 0.8), ph * rng.uniform(0.2, 0.8)), ch,
+                    rng.uniform(0, 360))
+            for _ in range(int(rng.integers(1, 4)) if rng.random() < 0.4 else 0)
+        ]
     else:
         ch = ph * rng.uniform(0.1, 0.28)
         cards = _layout_table(rng, pw, ph, ch)
 
     img = table
-    for _ in range(int(rng.integers(0, 3))):
-        if kind == "table":
-            _draw_distractor(rng, img, idmap, pw, ph, ch)
+    n_distract = int(rng.integers(0, 3))  # drawn for every kind: old seeds rebuild the same
+    if kind == "empty":
+        n_distract = int(rng.integers(1, 5))
+    for _ in range(n_distract if kind in ("table", "empty") else 0):
+        _draw_distractor(rng, img, idmap, pw, ph, ch)
     idmap[:] = FLOOR  # distractors under the cards hide nothing
     for i, p in enumerate(cards):
         params = random_params(rng, params_look)

@@ -28,8 +28,11 @@ def rec():
 
 
 def test_shipped_models_are_small_enough():
-    total = sum((PACKAGE_MODELS / f).stat().st_size for f in (DETECTOR_FILE, CLASSIFIER_FILE))
+    from vision.recognizer import PHOTO_DETECTOR_FILE
+
+    total = sum((PACKAGE_MODELS / f).stat().st_size for f in (DETECTOR_FILE, PHOTO_DETECTOR_FILE, CLASSIFIER_FILE))
     assert total < 30e6
+    assert sum(p.stat().st_size for p in PACKAGE_MODELS.glob("*.onnx")) == total  # no other file ships
 
 
 def test_missing_model_file_is_a_clear_error(tmp_path):
@@ -59,6 +62,19 @@ def test_data_dir_override_wins(tmp_path, monkeypatch):
     r = CardRecognizer.default()
     assert r.detector_path == tmp_path / "models" / DETECTOR_FILE
     assert r.classifier_path == PACKAGE_MODELS / CLASSIFIER_FILE
+    # a detector of the user's own reads their photos too, not the shipped photos' detector
+    assert CardRecognizer.default(photos=True).detector_path == tmp_path / "models" / DETECTOR_FILE
+
+
+def test_still_photos_are_read_with_the_photos_detector_and_the_table_with_its_own():
+    from vision.config import OnnxDetectorConfig
+    from vision.detectors.onnx import OnnxDetector
+    from vision.recognizer import PHOTO_DETECTOR_FILE
+
+    assert OnnxDetector(OnnxDetectorConfig(tiles=True)).recognizer.detector_path.name == PHOTO_DETECTOR_FILE
+    assert OnnxDetector(OnnxDetectorConfig()).recognizer.detector_path.name == DETECTOR_FILE
+    own_classifier = OnnxDetectorConfig(tiles=True, classifier_path=PACKAGE_MODELS / CLASSIFIER_FILE)
+    assert OnnxDetector(own_classifier).recognizer.detector_path.name == PHOTO_DETECTOR_FILE
 
 
 @pytest.mark.parametrize(
@@ -299,3 +315,24 @@ def test_a_tilted_card_on_a_busy_pile_is_named():
     pile = image[40:486, 471:925]  # the discard zone's crop, as the pipeline cuts it
     rec = CardRecognizer.default()
     assert [d.card for d in rec.recognize(pile) if d.confidence >= 0.5] == ["wild"]
+
+
+def test_one_card_boxed_twice_is_reported_once():
+    """A detector that boxes covered cards may box the card under the top one; that crop
+    reads as the top card. Two boxes of one face, overlapping and turned alike, are one card;
+    the same face fanned (turned apart) or another face overlapping stay two."""
+    import cv2
+
+    from vision.recognizer import _one_card_once
+    from vision.types import CardDetection
+
+    def det(card, cx, cy, angle, score):
+        q = cv2.boxPoints(((cx, cy), (140, 218), angle))
+        return CardDetection(card, 0.6, (*q.min(axis=0), *q.max(axis=0)), tuple(map(tuple, q)), score)
+
+    top, under = det("green-6", 687, 247, 43, 0.73), det("green-6", 655, 212, 39, 0.39)
+    assert _one_card_once([under, top]) == [top]
+    fanned = det("green-6", 700, 250, 58, 0.7)
+    assert len(_one_card_once([top, fanned])) == 2
+    other = det("green-9", 655, 212, 39, 0.39)
+    assert len(_one_card_once([top, other])) == 2

@@ -54,6 +54,25 @@ def test_single_kind_shows_one_to_three_mid_size_cards():
     assert 1 <= len(labels) <= 3
 
 
+def test_empty_scenes_hold_no_face_and_sometimes_backs():
+    """The detector's hard negatives (a bare table, things that are not cards, a few backs)."""
+    kinds = []
+    for seed in range(12):
+        img, labels = make_scene(np.random.default_rng(seed), out_size=(160, 120), kind="empty")
+        assert img.shape == (120, 160, 3)
+        assert all(lab.card == "back" for lab in labels)
+        kinds.append(bool(labels))
+    assert any(kinds) and not all(kinds)
+
+
+def test_old_seeds_draw_the_same_scenes_with_the_empty_kind_added():
+    """Every existing kind draws the same random numbers as before the empty kind existed
+    (the distractor count is drawn for all of them), so old datasets rebuild exactly."""
+    img, labels = make_scene(np.random.default_rng(5), out_size=(160, 120), kind="hand")
+    digest = __import__("hashlib").sha256(img.tobytes()).hexdigest()[:16]
+    assert digest == "c14511bdb01ecd09" and len(labels) == 1  # measured before the change
+
+
 def test_unknown_scene_kind_is_a_clear_error():
     import pytest
 

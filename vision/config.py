@@ -127,8 +127,9 @@ class OnnxDetectorConfig(_Strict):
     )
     tiles: bool = Field(
         False, description="Read an image whose cards are small again in overlapping tiles "
-        "(one detector run a tile): for still photos (`uno-table detect` turns it on), "
-        "too slow for the live camera.",
+        "(one detector run a tile), with the still photos' detector (covered, cut and "
+        "close-up cards): for still photos (`uno-table detect` turns it on), too slow for the "
+        "live camera.",
     )
 
 

@@ -32,6 +32,11 @@ from vision.crops import COLOUR_WHITE_REF, WHITE_INPUT
 from vision.types import CardDetection
 
 DETECTOR_FILE = "card_detector.onnx"
+# The detector for still photos (`uno-table detect`: a card held up to a webcam, cut by the
+# frame's edge or filling it, cards half under others on a white sheet). It boxes covered
+# cards, which on the table's messy discard pile are read as the top card or as a wild
+# (models/README.md, issue 13, sixth session), so the live table keeps DETECTOR_FILE.
+PHOTO_DETECTOR_FILE = "card_detector_photos.onnx"
 CLASSIFIER_FILE = "card_classifier.onnx"
 PACKAGE_MODELS = Path(__file__).resolve().parent.parent / "models"
 _CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
@@ -164,6 +169,21 @@ def refine_quad(image, quad, max_side=192):
     return pts.astype(np.float32)
 
 
+def model_path(name: str, photos: bool = False, folder: Path | None = None) -> Path:
+    """Where model file `name` is: <data dir>/models/ first, then the shipped `models/` (or
+    only `folder`). photos (the detector): in each place PHOTO_DETECTOR_FILE where there is
+    one, else DETECTOR_FILE."""
+    from table.paths import data_dir
+
+    names = [PHOTO_DETECTOR_FILE, name] if photos and name == DETECTOR_FILE else [name]
+    places = [folder] if folder is not None else [data_dir() / "models", PACKAGE_MODELS]
+    for place in places:  # a detector of the user's own in the data dir wins over both shipped
+        for n in names:
+            if (place / n).is_file():
+                return place / n
+    return places[-1] / name
+
+
 def _long_side(quad: np.ndarray) -> float:
     (_, _), (w, h), _ = cv2.minAreaRect(np.asarray(quad, np.float32))
     return float(max(w, h))
@@ -179,6 +199,38 @@ def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
     union = area_a + area_b - inter
     smaller = min(area_a, area_b)
     return (float(inter / union) if union > 0 else 0.0, float(inter / smaller) if smaller else 0.0)
+
+
+# Two boxes read as the same face, overlapping this much (IoU) and turned alike within
+# SAME_CARD_TURN degrees, are one card boxed twice: a detector that learnt to box covered
+# cards may box the card under the top one, and that crop is read as the top card (its face
+# fills the crop). Two copies of a face fanned in a hand lie turned further apart.
+SAME_CARD_IOU = 0.4
+SAME_CARD_TURN = 6.0
+
+
+def _one_card_once(found: list[CardDetection]) -> list[CardDetection]:
+    """`found` without the weaker box of each card boxed twice (see SAME_CARD_IOU)."""
+    if len(found) < 2:
+        return found
+    rects = [cv2.minAreaRect(np.asarray(d.quad or _box_quad(d.box), np.float32)) for d in found]
+    drop = set()
+    order = sorted(range(len(found)), key=lambda i: -(found[i].detector_confidence or 0.0))
+    for a_i, i in enumerate(order):
+        if i in drop:
+            continue
+        for j in order[a_i + 1:]:
+            if j in drop or found[j].card != found[i].card:
+                continue
+            turn = abs((rects[i][2] - rects[j][2] + 45.0) % 90.0 - 45.0)  # minAreaRect angles: mod 90
+            if turn <= SAME_CARD_TURN and _rotated_overlap(rects[i], rects[j])[0] > SAME_CARD_IOU:
+                drop.add(j)
+    return [d for k, d in enumerate(found) if k not in drop]
+
+
+def _box_quad(box) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    return np.float32([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
 
 
 class CardRecognizer:
@@ -262,16 +314,10 @@ class CardRecognizer:
         self._pool = None  # recognize_many's two threads, made on first use
 
     @classmethod
-    def default(cls, **kwargs) -> CardRecognizer:
-        """The shipped models in `models/`, or overrides in <data dir>/models/ if present."""
-        from table.paths import data_dir
-
-        override = data_dir() / "models"
-        paths = []
-        for name in (DETECTOR_FILE, CLASSIFIER_FILE):
-            p = override / name
-            paths.append(p if p.is_file() else PACKAGE_MODELS / name)
-        return cls(paths[0], paths[1], **kwargs)
+    def default(cls, photos: bool = False, **kwargs) -> CardRecognizer:
+        """The shipped models in `models/`, or overrides in <data dir>/models/ if present;
+        photos: the still photos' detector (PHOTO_DETECTOR_FILE) where there is one."""
+        return cls(model_path(DETECTOR_FILE, photos), model_path(CLASSIFIER_FILE), **kwargs)
 
     # ------------------------------------------------------------------ stages
     def _letterbox(self, image: np.ndarray) -> tuple[np.ndarray, float, float, float]:
@@ -542,5 +588,6 @@ class CardRecognizer:
                     candidates=tuple(top),
                 )
             )
+        out = _one_card_once(out)
         timings["total"] = (time.perf_counter() - t0) * 1e3
         return out, timings

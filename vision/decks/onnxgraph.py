@@ -95,10 +95,7 @@ def _colour_front(model, matrix: np.ndarray) -> None:
     g = model.graph
     inp = g.input[0].name
     inner = inp + "_deck_colour"
-    for n in g.node:
-        for i, x in enumerate(n.input):
-            if x == inp:
-                n.input[i] = inner
+    _rename(g, inp, inner, outputs=False)
     w = np.asarray(matrix[:, :3], np.float32).reshape(3, 3, 1, 1)
     b = np.asarray(matrix[:, 3], np.float32)
     g.initializer.extend([
@@ -225,14 +222,17 @@ def _generic_output_renamed(model) -> tuple[str, str]:
     g = model.graph
     final = g.output[0].name
     inner = final + "_generic"
-    for n in g.node:
-        for i, x in enumerate(n.output):
-            if x == final:
-                n.output[i] = inner
-        for i, x in enumerate(n.input):
-            if x == final:
-                n.input[i] = inner
+    _rename(g, final, inner)
     return final, inner
+
+
+def _rename(g, old: str, new: str, outputs: bool = True) -> None:
+    """Every node's use of tensor `old` now names `new` (its inputs; its outputs too)."""
+    for n in g.node:
+        for names in ((n.input, n.output) if outputs else (n.input,)):
+            for i, x in enumerate(names):
+                if x == old:
+                    names[i] = new
 
 
 def _set_metadata(model, metadata: dict[str, str]) -> None:

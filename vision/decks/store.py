@@ -85,13 +85,12 @@ def generic_classifier_path() -> Path:
     return p if p.is_file() else PACKAGE_MODELS / CLASSIFIER_FILE
 
 
-def generic_detector_path() -> Path:
-    """The detector the recognizer loads by default (the data dir's override first)."""
-    from table.paths import data_dir
-    from vision.recognizer import DETECTOR_FILE, PACKAGE_MODELS
+def generic_detector_path(photos: bool = False) -> Path:
+    """The detector the recognizer loads by default (the data dir's override first);
+    photos: the still photos' one (`vision.recognizer.PHOTO_DETECTOR_FILE`)."""
+    from vision.recognizer import DETECTOR_FILE, model_path
 
-    p = data_dir() / "models" / DETECTOR_FILE
-    return p if p.is_file() else PACKAGE_MODELS / DETECTOR_FILE
+    return model_path(DETECTOR_FILE, photos)
 
 
 def sha256(path: Path) -> str:

@@ -39,17 +39,23 @@ class OnnxDetector:
             from vision.decks.store import generic_detector_path
 
             config = config.model_copy(update={"classifier_path": deck_classifier(deck),
-                                               "detector_path": config.detector_path or generic_detector_path()})
+                                               "detector_path": config.detector_path or generic_detector_path(config.tiles)})
             self.cfg = config
         threads = config.threads or default_threads()
         try:
             if config.detector_path is None and config.classifier_path is None:
-                self.recognizer = CardRecognizer.default(threads=threads, tiles=config.tiles)
+                # still photos (tiles) are read with the photos' detector
+                self.recognizer = CardRecognizer.default(photos=config.tiles, threads=threads, tiles=config.tiles)
             else:  # one file overridden: the other is the shipped one
-                from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, PACKAGE_MODELS
+                from vision.recognizer import (
+                    CLASSIFIER_FILE,
+                    DETECTOR_FILE,
+                    PACKAGE_MODELS,
+                    model_path,
+                )
 
                 self.recognizer = CardRecognizer(
-                    config.detector_path or PACKAGE_MODELS / DETECTOR_FILE,
+                    config.detector_path or model_path(DETECTOR_FILE, config.tiles, PACKAGE_MODELS),
                     config.classifier_path or PACKAGE_MODELS / CLASSIFIER_FILE,
                     threads=threads,
                     tiles=config.tiles,
