@@ -137,12 +137,8 @@ def cmd_fit(args) -> int:
 
 
 def cmd_tune(args) -> int:
-    try:
-        from models.deck_tune import main as tune_main
-    except ImportError as exc:
-        print(f"deck tune needs the training packages (pip install -e '.[train]', on a laptop; then copy "
-              f"the deck's folder to the table): {exc}", file=sys.stderr)
-        return 2
+    from models.deck_tune import main as tune_main  # says what to install when torch is missing
+
     return tune_main([args.name, "--epochs", str(args.epochs)] + (["--quiet"] if args.quiet else []))
 
 

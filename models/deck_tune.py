@@ -113,8 +113,7 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     photos = deck_fit._photos(folder, cards)
     generic = store.generic_classifier_path()
     rsess = session(onnxgraph.feature_model(generic)[0], threads)
-    crops = deck_fit.deck_crops(cards, photos, s, CardRecognizer.default(threads=threads) if s.scenes else None,
-                                deck_fit._Progress(0, False))
+    crops = deck_fit.deck_crops(cards, photos, s, CardRecognizer.default(threads=threads) if s.scenes else None)
     gate = deck_fit.deck_gate(rsess, cards, photos, s)
     x = classifier_input(crops.train, rsess)
     y = (np.asarray(crops.train_y) // deck_fit.TURNS).astype(np.int64)  # both turns are the face
@@ -133,10 +132,12 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     onnxgraph.tuned_deck_model(generic, tmp, _onnx_of(net, tuple(x.shape[2:])), gate, meta)
     # the file must decide as the network and the gate do before it replaces the fit's
     check = session(tmp, threads)
-    inside = gate.inside(deck_fit._features(rsess, crops.held)[0], crop_whites(crops.held)) \
-        if crops.held else np.zeros(0, bool)
-    want = np.where(inside[:, None], _logits(net, held), session_logits(rsess, held))
-    got = check.run(None, classifier_feed(crops.held, check))[0] if crops.held else want
+    if crops.held:
+        r_held, z_generic = deck_fit._features(rsess, crops.held)
+        want = np.where(gate.inside(r_held, crop_whites(crops.held))[:, None], _logits(net, held), z_generic)
+        got = check.run(None, classifier_feed(crops.held, check))[0]
+    else:
+        want = got = np.zeros((0, len(CLASSES)), np.float32)
     if (np.asarray(got).argmax(axis=1) != want.argmax(axis=1)).mean() > 0.01:
         tmp.unlink(missing_ok=True)
         raise DeckError("the written tuned classifier does not reproduce the network (an unsupported graph?)")
@@ -151,13 +152,6 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     }
     store.write_json(folder / store.PROFILE_FILE, profile)
     return profile
-
-
-def session_logits(sess, x: np.ndarray) -> np.ndarray:
-    """The generic classifier's logits (first output) on prepared crops."""
-    name = sess.get_inputs()[0].name
-    return np.concatenate([sess.run(None, {name: x[i:i + 256]})[0] for i in range(0, len(x), 256)]) \
-        if len(x) else np.zeros((0, len(CLASSES)), np.float32)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,7 +29,7 @@ import numpy as np
 
 from table.errors import UnoTableError
 from vision.crops import COLOUR_WHITE_REF, WHITE_INPUT
-from vision.types import CardDetection
+from vision.types import CardDetection, box_quad
 
 DETECTOR_FILE = "card_detector.onnx"
 # The detector for still photos (`uno-table detect`: a card held up to a webcam, cut by the
@@ -211,9 +211,9 @@ SAME_CARD_TURN = 6.0
 
 def _one_card_once(found: list[CardDetection]) -> list[CardDetection]:
     """`found` without the weaker box of each card boxed twice (see SAME_CARD_IOU)."""
-    if len(found) < 2:
+    if len({d.card for d in found}) == len(found):  # no face read twice: nothing to compare
         return found
-    rects = [cv2.minAreaRect(np.asarray(d.quad or _box_quad(d.box), np.float32)) for d in found]
+    rects = [cv2.minAreaRect(np.asarray(d.quad or box_quad(d.box), np.float32)) for d in found]
     drop = set()
     order = sorted(range(len(found)), key=lambda i: -(found[i].detector_confidence or 0.0))
     for a_i, i in enumerate(order):
@@ -226,11 +226,6 @@ def _one_card_once(found: list[CardDetection]) -> list[CardDetection]:
             if turn <= SAME_CARD_TURN and _rotated_overlap(rects[i], rects[j])[0] > SAME_CARD_IOU:
                 drop.add(j)
     return [d for k, d in enumerate(found) if k not in drop]
-
-
-def _box_quad(box) -> np.ndarray:
-    x1, y1, x2, y2 = box
-    return np.float32([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
 
 
 class CardRecognizer:

@@ -41,7 +41,7 @@ from vision.observations import (
     PileCovered,
     pool_candidates,
 )
-from vision.types import CardDetection
+from vision.types import CardDetection, box_quad
 from vision.zones import ZoneLayout
 
 # Share of a card's box that changed, above which it counts as laid in this visit when its
@@ -154,16 +154,11 @@ def _smaller(a: Pose, b: Pose) -> bool:
     return a.area < 0.8 * b.area
 
 
-def _box_quad(box) -> tuple:
-    x0, y0, x1, y1 = box
-    return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
-
-
 def _one_card(a: _Cluster, b: _Cluster) -> bool:
     """Are two readings one card (a second face at its place, a reading from another
     frame)? The overlap the recognizer's own suppression calls one card (IoU 0.5)."""
-    qa = cv2.convexHull(np.array(a.quad or _box_quad(a.box), np.float32))
-    qb = cv2.convexHull(np.array(b.quad or _box_quad(b.box), np.float32))
+    qa = cv2.convexHull(np.array(a.quad or box_quad(a.box), np.float32))
+    qb = cv2.convexHull(np.array(b.quad or box_quad(b.box), np.float32))
     inter, _ = cv2.intersectConvexConvex(qa, qb)
     union = cv2.contourArea(qa) + cv2.contourArea(qb) - inter
     return union > 0 and inter >= 0.5 * union
@@ -224,12 +219,12 @@ class DiscardTracker:
         if self._settled is None or self._settled.shape != self._grey.shape:
             return None
         sl = _crop(self._grey, c.box, self._scale)
-        mask = None if sl is None else _quad_mask(c.quad or _box_quad(c.box), sl, self._scale)
+        mask = None if sl is None else _quad_mask(c.quad or box_quad(c.box), sl, self._scale)
         if mask is None:
             return None
         own = int(np.count_nonzero(mask))
         for d in over:
-            m = _quad_mask(d.quad or _box_quad(d.box), sl, self._scale)
+            m = _quad_mask(d.quad or box_quad(d.box), sl, self._scale)
             if m is not None and not _one_card(c, d):
                 # and its blurred edge (the monitor's grey is blurred over 2 pixels)
                 mask &= ~cv2.dilate(m.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)

@@ -35,3 +35,10 @@ class CardDetection:
         if self.candidates:
             out["candidates"] = [[c, round(float(p), 4)] for c, p in self.candidates]
         return out
+
+
+def box_quad(box) -> tuple:
+    """The four corners of an axis-aligned box [x1, y1, x2, y2], in order around it (for a
+    reading without corners of its own)."""
+    x0, y0, x1, y1 = box
+    return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))

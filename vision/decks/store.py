@@ -78,11 +78,9 @@ def deck_dir(name: str, must_exist: bool = True) -> Path:
 
 def generic_classifier_path() -> Path:
     """The classifier the recognizer loads without a deck (the data dir's override first)."""
-    from table.paths import data_dir
-    from vision.recognizer import CLASSIFIER_FILE, PACKAGE_MODELS
+    from vision.recognizer import CLASSIFIER_FILE, model_path
 
-    p = data_dir() / "models" / CLASSIFIER_FILE
-    return p if p.is_file() else PACKAGE_MODELS / CLASSIFIER_FILE
+    return model_path(CLASSIFIER_FILE)
 
 
 def generic_detector_path(photos: bool = False) -> Path:
