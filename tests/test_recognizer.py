@@ -155,11 +155,12 @@ def test_table_frame_finds_many_cards(rec):
     assert sum(d for _, d in found) >= 0.7 * sum(c for c, _ in found), found
 
 
-def _card_on_table(card: str, centre, angle: float, long_side: float = 180.0):
-    """A rendered card pasted on a dark green table at a known pose: (image, its corners)."""
+def _card_on_table(card: str, centre, angle: float, long_side: float = 180.0, img=None):
+    """A rendered card pasted on a dark green table (or on `img`) at a known pose: (image,
+    its corners)."""
     from vision.render import render_card
 
-    img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
+    img = np.full((480, 640, 3), (60, 90, 50), np.uint8) if img is None else img
     face = render_card(card, height=int(long_side * 1.25), seed=3)
     h, w = face.shape[:2]
     quad = cv2.boxPoints((centre, (long_side * w / h, long_side), angle)).astype(np.float32)
@@ -336,3 +337,76 @@ def test_one_card_boxed_twice_is_reported_once():
     assert len(_one_card_once([top, fanned])) == 2
     other = det("green-9", 655, 212, 39, 0.39)
     assert len(_one_card_once([top, other])) == 2
+
+
+def _boxed_as(rec, monkeypatch, quad):
+    """The detector boxes whatever lies there as this one box."""
+    monkeypatch.setattr(rec, "detect", lambda image, timings=None: [(np.float32(quad), 0.9)])
+
+
+def test_two_cards_laid_half_over_each_other_and_boxed_as_one_are_both_named(monkeypatch):
+    """Seed 3, the party and warm decks' games: a 3-card play laid neatly, two of its cards
+    parallel and half over each other, boxed as one square box that read as neither (or as
+    one of them): the play was reported a card short."""
+    rec = CardRecognizer.default()
+    img, lower = _card_on_table("green-reverse", (320, 290), 90.0, long_side=200)
+    img, upper = _card_on_table("yellow-reverse", (320, 220), 90.0, long_side=200, img=img)
+    pair = cv2.boxPoints(cv2.minAreaRect(np.vstack([lower, upper])))
+    (_, _), (w, h), _ = cv2.minAreaRect(pair)
+    assert min(w, h) / max(w, h) > 0.9  # the square box the detector gave
+    _boxed_as(rec, monkeypatch, pair)
+    found = rec.recognize(img)
+    assert sorted(d.card for d in found) == ["green-reverse", "yellow-reverse"]
+    assert all(d.confidence >= 0.5 for d in found)
+    top = next(d for d in found if d.card == "yellow-reverse")
+    assert np.linalg.norm(np.mean(top.quad, axis=0) - upper.mean(axis=0)) < 0.15 * 200
+
+
+def test_one_card_boxed_square_stays_one_card(monkeypatch):
+    """A single card in a too-square box (boxed askew under a cast): one half holds part of
+    it and the other the table, so its halves are not both named surely and it is not
+    split into two made-up cards."""
+    rec = CardRecognizer.default()
+    img, quad = _card_on_table("red-6", (320, 240), 0.0, long_side=200)
+    (cx, cy), (w, h), a = cv2.minAreaRect(quad)
+    square = cv2.boxPoints(((cx, cy), (max(w, h) * 0.85, max(w, h)), a))
+    _boxed_as(rec, monkeypatch, square)
+    (d,) = rec.recognize(img)  # one card, not two
+    (_, _), (bw, bh), _ = cv2.minAreaRect(np.float32(d.quad))
+    assert min(bw, bh) / max(bw, bh) > 0.8  # read in the box it was given, whole
+
+
+def test_a_pair_box_has_two_card_shaped_halves_at_its_ends():
+    from vision.recognizer import _pair_halves
+
+    square = cv2.boxPoints(((100.0, 100.0), (100.0, 96.0), 30.0))
+    ways = _pair_halves(square)
+    assert ways is not None and len(ways) == 2
+    for way in ways:
+        for half in way:
+            (_, _), (w, h), _ = cv2.minAreaRect(half)
+            assert abs(min(w, h) / max(w, h) - 56 / 87) < 0.02
+        # the two halves lie at opposite ends, inside the box
+        a, b = (h.mean(axis=0) for h in way)
+        assert np.linalg.norm(a - b) > 20 and np.allclose((a + b) / 2, (100, 100), atol=0.5)
+    card = cv2.boxPoints(((100.0, 100.0), (64.0, 100.0), 30.0))
+    assert _pair_halves(card) is None
+
+
+@pytest.mark.parametrize("halves, cards", [
+    (("wild", "wild"), ["wild"]),  # seed 5: one wild boxed square, both halves read `wild`
+    (("red-1", "wild"), ["red-1", "wild"]),
+])
+def test_a_square_box_is_split_only_into_two_faces(monkeypatch, halves, cards):
+    """The classifier is stubbed: the whole box reads unsure, each half surely."""
+    rec = CardRecognizer.default(second_look=False)
+    img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
+    _boxed_as(rec, monkeypatch, cv2.boxPoints(((320.0, 240.0), (200.0, 190.0), 0.0)))
+
+    def classify_top(image, quads, k=3, timings=None):
+        if len(quads) == 1:
+            return [[("wild", 0.4)]]
+        return [[(halves[j % 2], 0.9)] for j in range(len(quads))]
+
+    monkeypatch.setattr(rec, "classify_top", classify_top)
+    assert sorted(d.card for d in rec.recognize(img)) == cards

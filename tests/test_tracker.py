@@ -31,6 +31,7 @@ class Scene:
         self.cards: list[tuple[str, float, float, float]] = []  # card, cx, cy, angle
         self.n = 0
         self.rng = np.random.default_rng(0)
+        self.paint: dict[str, tuple[int, int, int]] = {}  # a card printed in another colour
 
     def centre(self, zone: str) -> tuple[float, float]:
         x0, y0, x1, y1 = self.zones[zone].bounds()
@@ -46,7 +47,7 @@ class Scene:
         img = np.full((H, W, 3), 235, np.uint8)
         for card, cx, cy, angle in self.cards:
             q = np.array(self.quad(cx, cy, angle), np.float32)
-            colour = CARD_COLOURS.get(card.split("-")[0], (30, 30, 30))
+            colour = self.paint.get(card) or CARD_COLOURS.get(card.split("-")[0], (30, 30, 30))
             cv2.fillPoly(img, [np.round(q).astype(np.int32)], colour)
             mid = ((q[0] + q[1]) / 2, (q[2] + q[3]) / 2)
             cv2.line(img, tuple(np.round(mid[0]).astype(int)), tuple(np.round(mid[1]).astype(int)), (20, 20, 20), 5)
@@ -423,6 +424,27 @@ def test_a_twin_laid_beside_its_face_is_new_even_if_boxed_a_little_small():
     assert played(obs) == [["red-1"]]
 
 
+def test_a_twin_laid_where_its_buried_twin_lies_is_new():
+    """Seed 3, the warm cheap print's game, play 37: a yellow 6 laid where the other yellow 6
+    lay, buried under a blue 4 since. The new one was boxed inside the buried one's box and
+    only a third of its box changed (the rest lay over cards of a like grey), so it was taken
+    for the old card boxed anew and the play was lost. A card not seen when the pile last
+    settled cannot be the one now seen: the twin is a new card."""
+    s = Scene()
+    cx, cy = s.centre("discard")
+    old = ("red-1", cx, cy, 0)
+    assert played(_lay(s, old, lambda: s.detections(visible=[old]))) == [["red-1"]]
+    # A red 5 over most of it: the red 1's edge that still shows is not read.
+    over = ("red-5", cx, cy + 14, 0)
+    assert played(_lay(s, over, lambda: s.detections(visible=[over]))) == [["red-5"]]
+    # The twin, boxed small inside the buried one's box; under a quarter of its box changed
+    # (it lies on red cards but for its top).
+    twin = ("red-1", cx, cy - 14, 0)
+    small = reading("red-1", Scene.quad(cx, cy - 14, 0, w=34, h=52))
+    obs = _lay(s, twin, lambda: s.detections(visible=[over]) + [small])
+    assert played(obs) == [["red-1"]]
+
+
 def test_a_card_the_leaving_hand_hid_at_first_is_still_reported():
     """Seed 3 of the sim-truth demo: the hand withdrawing still hid most of the new card in
     three of the first five clear frames, so it had two hits when the window filled; the pile
@@ -537,3 +559,40 @@ def test_the_next_hand_laid_right_after_a_sweep_starts_on_a_bare_zone():
     s.cards.append(new)
     obs += s.run(6, dets=s.detections(visible=[new]))
     assert _revealed(obs)[-1] == ["blue-4"]
+
+
+def _frames_to_report(s: Scene, limit: int = 40) -> int | None:
+    """Frames after the hand left until the play is reported (the detector reads every card)."""
+    for k in range(1, limit + 1):
+        if played(s.step()):
+            return k
+    return None
+
+
+def test_a_card_printed_in_a_skin_colour_is_reported_once_read_surely():
+    """The warm cheap print's game (seed 3, plays 37, 125, 178): its orange-yellow under a
+    warm bulb is skin-coloured, so once the hand had gone the pile still looked covered
+    until that still patch was taken as part of the table (`absorb_frames`, 12 frames), and
+    the next hand came first: the play was lost. Read while still, the patch lies on a card
+    read surely: it is the card, and the pile is clear at once."""
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(5)
+    s.paint["yellow-5"] = s.paint["yellow-6"] = SKIN
+    s.play(("yellow-5", cx - 24, cy, 0), ("yellow-6", cx + 24, cy, 0))
+    frames = _frames_to_report(s)
+    assert frames is not None and frames < s.tracker.cfg.absorb_frames
+
+
+def test_a_hand_resting_still_on_a_card_read_surely_stays_a_hand():
+    s = Scene()
+    cx, cy = s.centre("discard")
+    s.run(5)
+    s.play(("red-7", cx, cy, 10))
+    s.run(10)
+    # A hand comes back and rests on the pile; the detector still reads the card under it.
+    for k in range(4):
+        s.step(hand=(cx, H - (H - cy) * (k + 1) / 4), dets=s.detections(conf=0.95))
+    for _ in range(s.tracker.cfg.absorb_frames - 2):
+        s.step(hand=(cx, cy), dets=s.detections(conf=0.95))
+        assert s.tracker.covered["discard"]

@@ -174,3 +174,57 @@ def test_with_every_zone_covered_by_hands_nothing_is_read_not_the_whole_frame():
     r = pipe.process(Frame(2, 0.05, moving, None))
     assert r.covered["discard"] and r.covered["reveal"]
     assert r.regions_read == 0 and r.detections == [] and len(seen) == 2  # only frame 1's reads
+
+
+def _part(mask, where) -> float:
+    """Mean of a monitor-scale (1/4) mask over a region given in frame pixels."""
+    rows, cols = where
+    return float(mask[rows.start // 4: rows.stop // 4, cols.start // 4: cols.stop // 4].mean())
+
+
+def test_under_a_warm_bulb_the_skin_test_goes_by_the_cards_white():
+    """A warm bulb turns a grey mat skin-coloured and a hand redder than skin. From the
+    white of a card read surely, the table's light is learnt, and the skin test then finds
+    the hand and not the mat."""
+    import numpy as np
+
+    from vision.decks.looks import apply_cast
+    from vision.monitor import FrameFeatures, TableLight
+    from vision.types import CardDetection
+
+    img = np.full((360, 640, 3), 128, np.uint8)  # a grey mat
+    img[100:220, 100:180] = 200  # a card's white, in a dim room
+    img[120:200, 115:165] = (40, 40, 220)  # its red field
+    img[150:300, 400:500] = (120, 150, 210)  # a hand
+    warm = apply_cast(img, "warm")
+    mat, hand = (slice(20, 80), slice(250, 350)), (slice(170, 280), slice(420, 480))
+    raw = FrameFeatures.of(warm)
+    assert _part(raw.skin, mat) > 200
+    light = TableLight()
+    card = CardDetection("red-7", 0.95, (100.0, 100.0, 180.0, 220.0))
+    for _ in range(3):
+        light.observe(raw, [card])
+    assert light.gains is not None and light.gains[0] > 1.4 and light.gains[2] < 0.8  # blue raised, red lowered
+    assert _part(raw.skin, hand) < 50
+    seen = FrameFeatures.of(warm, gains=light.gains).skin
+    assert _part(seen, mat) < 10
+    assert _part(seen, hand) > 200
+    # A card read unsurely, or too few cards, teaches nothing.
+    unsure = TableLight()
+    for _ in range(5):
+        unsure.observe(raw, [CardDetection("red-7", 0.4, card.box)])
+    assert unsure.gains is None
+
+
+@pytest.mark.slow
+def test_a_game_under_a_candle_warm_bulb_sees_its_hands_draws_and_reveals():
+    """Before the table learnt the light from the cards, this game saw 12 draws for 6, 2 of
+    its 4 reveals, and missed 2 of its 16 plays: the monitors took the mat for a hand and
+    missed the real ones."""
+    from vision.decks.looks import DeckLook
+
+    r = run_game(plays=16, seed=5, detector_cfg=SimTruthDetectorConfig(seed=5), progress=False,
+                 deck_look=DeckLook.parse("2010s@tungsten", seed=1))
+    assert r["matched"] == r["plays"] == 16, r["mismatches"]
+    assert r["draws_seen"] == r["draws_truth"]
+    assert r["reveals_seen"] == r["reveals_truth"]

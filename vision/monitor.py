@@ -5,16 +5,24 @@ zone showed when it was empty or at rest (a hand), and pixels changing between c
 frames (a hand, or a tossed card, moving). A zone is covered as soon as either cue fires and
 clear again after a few quiet frames. The image of the zone just before a hand arrived is
 kept, so the tracker can tell whether anything changed under the hand (a red 5 laid exactly on
-a red 5 still changes the pixels along its edges)."""
+a red 5 still changes the pixels along its edges).
+
+Skin is told by its colour, so the light's colour matters: under a warm bulb a grey mat turns
+skin-coloured and a hand turns redder than skin, and the zones would see hands where there
+are none and none where there are. `TableLight` learns the light from the white of the cards
+read lately (every UNO card has a white border) and the skin test runs on the frame white-
+balanced by it."""
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from vision.config import TrackerConfig
+from vision.crops import white_reference
 from vision.zones import Zone
 
 SCALE = 0.25  # monitor resolution relative to the frame
@@ -36,17 +44,70 @@ class FrameFeatures:
     grey: np.ndarray  # blurred grey at SCALE
     skin: np.ndarray  # uint8 0/255 skin mask at SCALE
     scale: float
+    small: np.ndarray | None = None  # the BGR frame at SCALE, as the camera gave it
+    gains: tuple[float, float, float] | None = None  # the white balance `skin` was found under
 
     @classmethod
-    def of(cls, image: np.ndarray, scale: float = SCALE) -> FrameFeatures:
+    def of(cls, image: np.ndarray, scale: float = SCALE, gains: np.ndarray | None = None) -> FrameFeatures:
+        """gains: per-channel (B, G, R) white balance for the skin test (`TableLight.gains`)."""
         h, w = image.shape[:2]
         small = cv2.resize(image, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-        ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
-        # Skin tones of all shades cluster in Cr/Cb regardless of brightness.
-        skin = cv2.inRange(ycc, (40, 138, 80), (240, 175, 128))
-        skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        return cls(grey, skin, scale)
+        g = None if gains is None else tuple(float(v) for v in gains)
+        return cls(grey, skin_mask(small, g), scale, small, g)
+
+
+def skin_mask(small: np.ndarray, gains=None) -> np.ndarray:
+    """uint8 0/255: the skin-coloured pixels of a BGR image, white-balanced by `gains` first."""
+    balanced = small if gains is None else cv2.convertScaleAbs(small * np.asarray(gains, np.float32))
+    ycc = cv2.cvtColor(balanced, cv2.COLOR_BGR2YCrCb)
+    # Skin tones of all shades cluster in Cr/Cb regardless of brightness (under white light).
+    skin = cv2.inRange(ycc, (40, 138, 80), (240, 175, 128))
+    return cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+class TableLight:
+    """The light's colour on the table, from the white of the cards read lately.
+
+    A card's white border is a white reference wherever it lies (`crops.white_reference`:
+    the brighter, less coloured pixels of its box). The median of the last `keep` cards read
+    surely, each scaled to unit mean, is the light; until `least` cards were read there is
+    none (the camera's own white balance stands). A hand's shadow over one card, or one
+    card read in a glare, moves the median little."""
+
+    MIN_CONFIDENCE = 0.8  # a surely read card: its box is a card, so its white is one
+    MAX_GAIN = 2.0  # most a channel is raised or lowered (as crops.normalize_colour)
+    # The gains change only when the light moved by more than this (log, in any channel):
+    # each change makes the monitors see their zones at rest anew.
+    STEADY = 0.05
+
+    def __init__(self, keep: int = 24, least: int = 3):
+        self._whites: deque[np.ndarray] = deque(maxlen=keep)
+        self._least = least
+        self.gains: np.ndarray | None = None
+
+    def observe(self, features: FrameFeatures, detections) -> None:
+        """Learn from this frame's cards (frame pixels; `features` of the same frame)."""
+        if features.small is None:
+            return
+        h, w = features.small.shape[:2]
+        sc = features.scale
+        for d in detections:
+            if d.confidence < self.MIN_CONFIDENCE:
+                continue
+            x0, y0 = max(0, int(d.box[0] * sc)), max(0, int(d.box[1] * sc))
+            x1, y1 = min(w, int(d.box[2] * sc + 1)), min(h, int(d.box[3] * sc + 1))
+            if (x1 - x0) * (y1 - y0) < 64:
+                continue  # too few pixels at the monitor's scale to find a border in
+            white = white_reference(features.small[y0:y1, x0:x1])
+            if white.min() < 16:
+                continue  # a dark box (a back in shadow): no white to go by
+            self._whites.append(white / white.mean())
+        if len(self._whites) >= self._least:
+            light = np.median(np.stack(self._whites), axis=0)
+            gains = np.clip(1.0 / light, 1.0 / self.MAX_GAIN, self.MAX_GAIN)
+            if self.gains is None or np.abs(np.log(gains / self.gains)).max() > self.STEADY:
+                self.gains = gains
 
 
 @dataclass
@@ -56,6 +117,13 @@ class ZoneActivity:
     skin_excess: float
     moving: float
     confidence: float
+    still: int = 0  # frames the skin-coloured excess has held without motion
+
+
+# Covered by a still skin-coloured patch this many frames, a zone is read (`ZoneMonitor.absorb`).
+STILL_READ = 3
+# A still skin-coloured patch at least this much inside cards read surely is those cards.
+ON_CARDS = 0.9
 
 
 class ZoneMonitor:
@@ -73,6 +141,9 @@ class ZoneMonitor:
         self._quiet = 0
         self._still = 0
         self.last_quiet: np.ndarray | None = None  # grey of the last clear frame
+        self._quiet_small: np.ndarray | None = None  # its colour (monitor scale)
+        self._gains = None  # the white balance ref_skin was found under
+        self._zone_skin: np.ndarray | None = None  # this frame's skin-coloured pixels in the zone
         self.before_cover: np.ndarray | None = None  # grey just before the current/last cover
         self.current: np.ndarray | None = None
         self.peak_skin = 0.0
@@ -83,8 +154,18 @@ class ZoneMonitor:
         mask = self._watched(w, h, f.scale)
         area = max(1, int(np.count_nonzero(mask)))
         zone_skin = cv2.bitwise_and(f.skin, mask)
+        self._zone_skin = zone_skin
         if self.ref_skin is None:
             self.ref_skin = cv2.dilate(zone_skin, np.ones((5, 5), np.uint8))
+        elif (
+            f.gains != self._gains and f.small is not None
+            and self._quiet_small is not None and self._quiet_small.shape == f.small.shape
+        ):
+            # The table's light was learnt anew: the zone at rest, seen under the new white
+            # balance, is the reference (else the change itself would look like a hand).
+            rest = cv2.bitwise_and(skin_mask(self._quiet_small, f.gains), mask)
+            self.ref_skin = cv2.dilate(rest, np.ones((5, 5), np.uint8))
+        self._gains = f.gains
         # Skin where the zone at rest had none: a skin-coloured table or card is no hand.
         skin = float(np.count_nonzero(cv2.bitwise_and(zone_skin, cv2.bitwise_not(self.ref_skin)))) / area
         moving = 0.0
@@ -121,6 +202,7 @@ class ZoneMonitor:
                 self.covered = False
             if not self.covered:
                 self.last_quiet = f.grey
+                self._quiet_small = f.small
                 # Follow what the zone at rest looks like (new cards, light).
                 self.ref_skin = cv2.dilate(zone_skin, np.ones((5, 5), np.uint8))
         strength = max(
@@ -131,7 +213,26 @@ class ZoneMonitor:
             conf = min(1.0, 0.5 + 0.25 * strength) if raw else 0.6
         else:
             conf = min(1.0, 0.5 + 0.5 * max(0.0, 1.0 - strength))
-        return ZoneActivity(self.covered, self.covered != was, skin_excess, moving, conf)
+        return ZoneActivity(self.covered, self.covered != was, skin_excess, moving, conf, self._still)
+
+    def absorb(self, quads, scale: float) -> bool:
+        """A still skin-coloured patch lying on cards the detector reads surely (`quads`,
+        frame pixels) is their colour (an orange print's field under a warm bulb), not a
+        hand: the zone at rest takes it now, not after `absorb_frames`. A hand on a card
+        reaches past it (fingers, the arm), so it stays. Returns whether it was taken."""
+        if self.ref_skin is None or self._zone_skin is None or not quads:
+            return False
+        excess = cv2.bitwise_and(self._zone_skin, cv2.bitwise_not(self.ref_skin))
+        total = int(np.count_nonzero(excess))
+        if total == 0:
+            return False
+        cards = np.zeros_like(excess)
+        cv2.fillPoly(cards, [np.round(np.asarray(q, np.float32) * scale).astype(np.int32) for q in quads], 255)
+        if np.count_nonzero(cv2.bitwise_and(excess, cards)) < ON_CARDS * total:
+            return False
+        self.ref_skin = cv2.dilate(self._zone_skin, np.ones((5, 5), np.uint8))
+        self._still = 0
+        return True
 
     def _watched(self, w: int, h: int, scale: float) -> np.ndarray:
         key = (w, h, scale)

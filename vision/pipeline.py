@@ -13,7 +13,7 @@ from vision.calibration import Calibration
 from vision.config import VisionConfig
 from vision.detectors import Detector
 from vision.frame import Frame
-from vision.monitor import FrameFeatures, changed_share
+from vision.monitor import STILL_READ, FrameFeatures, TableLight, changed_share
 from vision.observations import Observation
 from vision.tracker import TableTracker
 from vision.types import CardDetection
@@ -71,6 +71,7 @@ class VisionPipeline:
         self.listeners: list[Callable[[FrameResult], None]] = []
         # region -> (its grey at the last reading, the detections then, frames reused since)
         self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
+        self.light = TableLight()  # the light's colour, for the zone monitors' skin test
 
     def _by_zone(self) -> bool:
         """Read zone crops (not the whole frame): configured so, and the backend reads pixels
@@ -88,8 +89,11 @@ class VisionPipeline:
             z = zones.zones.get(name)
             if z is None:
                 continue
-            if self.config.skip_still and activity is not None and name in activity and activity[name].covered:
+            a = None if activity is None else activity.get(name)
+            if self.config.skip_still and a is not None and a.covered and a.still < STILL_READ:
                 continue  # a hand is over it: the tracker waits for the hand to leave
+            # (still skin-coloured for a while: a hand at rest or a card of that colour; read,
+            # so the tracker can tell which, `ZoneMonitor.absorb`)
             x0, y0, x1, y1 = z.bounds()
             m = self.config.zone_margin * min(x1 - x0, y1 - y0)
             box = (max(0, int(x0 - m)), max(0, int(y0 - m)), min(w, int(x1 + m + 1)), min(h, int(y1 + m + 1)))
@@ -160,7 +164,7 @@ class VisionPipeline:
             self.tracker.set_zones(zones)
         t1 = time.perf_counter()
         use_lores = frame.lores is not None and self.config.detect_on == "lores"
-        features = FrameFeatures.of(np.asarray(frame.image))
+        features = FrameFeatures.of(np.asarray(frame.image), gains=self.light.gains)
         activity = self.tracker.monitor(features)
         by_zone = not use_lores and self._by_zone()
         t_feat = time.perf_counter()
@@ -176,6 +180,8 @@ class VisionPipeline:
                 dets = [_scale_detection(d, w / lw, h / lh) for d in dets]
             dt = dict(self.detector.timings)
         t2 = time.perf_counter()
+        if not any(a.covered for a in activity.values()):
+            self.light.observe(features, dets)  # cards in the clear: their white is the light's
         obs = self.tracker.update(frame.number, frame.timestamp, frame.image, dets, features, activity)
         t3 = time.perf_counter()
         timings = {

@@ -48,6 +48,12 @@ SECOND_LOOK_BELOW = 0.5
 # detector's weakest angle), then 20 either way (a card on a busy pile tilted about 30
 # degrees is boxed square at 0 and at 45, upright at -20 or 20).
 SECOND_LOOK_TURNS = (45.0, -20.0, 20.0)
+# A box far squarer than a card (short side over long above PAIR_ASPECT; a card is 0.64) is
+# most often two cards laid parallel, one half over the other, as a multi-play is laid: the
+# detector boxes the pair as one and the crop reads as neither. Its two halves, each a
+# card's shape at one end of the box, are read instead when both are named, as two faces, at
+# least SECOND_LOOK_BELOW surely and surer than the whole box (`CardRecognizer._split_pairs`).
+PAIR_ASPECT = 0.8
 # When the detector finds nothing, the whole image is read as one card (a close-up that fills
 # the frame) and kept only if the classifier is at least this sure of a face.
 WHOLE_IMAGE_MIN = 0.9
@@ -199,6 +205,23 @@ def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
     union = area_a + area_b - inter
     smaller = min(area_a, area_b)
     return (float(inter / union) if union > 0 else 0.0, float(inter / smaller) if smaller else 0.0)
+
+
+def _pair_halves(quad: np.ndarray) -> list[list[np.ndarray]] | None:
+    """Two cards a too-square box may hold (PAIR_ASPECT): for each way a card can lie in it
+    (its long side along the box's one side or the other), a card-shaped box at each end.
+    None for a box of a card's shape."""
+    (cx, cy), (w, h), angle = cv2.minAreaRect(np.asarray(quad, np.float32))
+    if min(w, h) < PAIR_ASPECT * max(w, h):
+        return None
+    a = np.radians(angle)
+    along_w, along_h = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    out = []
+    for size, spare, step in (((w, _CARD_ASPECT * w), h - _CARD_ASPECT * w, along_h),
+                              ((_CARD_ASPECT * h, h), w - _CARD_ASPECT * h, along_w)):
+        off = spare / 2 * step  # from the box's centre to each card's, across the cards
+        out.append([cv2.boxPoints(((cx + sg * off[0], cy + sg * off[1]), size, angle)) for sg in (-1, 1)])
+    return out
 
 
 # Two boxes read as the same face, overlapping this much (IoU) and turned alike within
@@ -453,6 +476,45 @@ class CardRecognizer:
         q = np.asarray(quad)
         return bool(q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5)
 
+    def _split_pairs(self, image, found, quads, names, timings):
+        """Each too-square box the detector is sure of (PAIR_ASPECT), whole in the image,
+        replaced by the two cards of the way of lying whose halves are read surest, when
+        both are named at least SECOND_LOOK_BELOW surely, surer than the whole box (a
+        single card boxed askew is read surer whole than in halves), and as two faces (the
+        halves of one wild both read `wild`; a pair of twins laid so stays one box)."""
+        ih, iw = image.shape[:2]
+        tries = []  # (box index, [[half, half], [half, half]])
+        for i, ((_, score), q) in enumerate(zip(found, quads, strict=True)):
+            whole = q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5
+            ways = _pair_halves(q) if score >= SECOND_LOOK_SCORE and whole else None
+            if ways is not None:
+                tries.append((i, ways))
+        if not tries:
+            return found, quads, names
+        from vision.crops import order_portrait
+
+        halves = [order_portrait(h) for _, ways in tries for way in ways for h in way]
+        scratch: dict[str, float] = {}
+        read = self.classify_top(image, halves, timings=scratch)
+        timings["classify"] = timings.get("classify", 0.0) + scratch.get("classify", 0.0)
+        split: dict[int, list[tuple[np.ndarray, list[tuple[str, float]]]]] = {}
+        for k, (i, _) in enumerate(tries):
+            ways = [(halves[j: j + 2], read[j: j + 2]) for j in (4 * k, 4 * k + 2)]
+            qs, ns = max(ways, key=lambda t: min(n[0][1] for n in t[1]))
+            sure = min(n[0][1] for n in ns)
+            faces = {n[0][0] for n in ns}
+            if sure >= SECOND_LOOK_BELOW and sure > names[i][0][1] and len(faces) == 2 and "back" not in faces:
+                split[i] = list(zip(qs, ns, strict=True))
+        if not split:
+            return found, quads, names
+        out_f, out_q, out_n = [], [], []
+        for i, (f, q, n) in enumerate(zip(found, quads, names, strict=True)):
+            for hq, hn in split.get(i, [(q, n)]):
+                out_f.append((hq, f[1]))
+                out_q.append(hq)
+                out_n.append(hn)
+        return out_f, out_q, out_n
+
     def _second_look(self, image: np.ndarray, turn: float = 45.0) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
         """Cards read in the image turned by `turn` degrees, their corners in this image's
         pixels. The detector's angle is least sure on a card turned near 45 degrees (its box
@@ -543,6 +605,7 @@ class CardRecognizer:
         timings["refine"] = (time.perf_counter() - t1) * 1e3
         quads = [order_portrait(q) for q, _ in found]
         names = self.classify_top(image, quads, timings=timings)
+        found, quads, names = self._split_pairs(image, found, quads, names, timings)
         t2 = time.perf_counter()
         unsure = [
             i for i, ((_, score), ((_, prob), *_)) in enumerate(zip(found, names, strict=True))

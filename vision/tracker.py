@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from vision.config import TrackerConfig
-from vision.monitor import FrameFeatures, ZoneActivity, ZoneMonitor, changed_share
+from vision.monitor import STILL_READ, FrameFeatures, ZoneActivity, ZoneMonitor, changed_share
 from vision.observations import (
     CardsPlayed,
     CardsRevealed,
@@ -49,6 +49,8 @@ from vision.zones import ZoneLayout
 # twin boxed inside the box of its face's known card (measured on rendered games: new cards
 # 0.38-0.75, older cards read again 0.08-0.33).
 MOSTLY_CHANGED = 0.35
+# A card read this surely is a card: a still skin-coloured patch on it is its print (ZoneMonitor.absorb).
+SURE_CARD = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,9 +313,13 @@ class DiscardTracker:
                 if not self.visited or _smaller(c.pose, k.pose) or self._changed(k) < 2 * self.cfg.changed_fraction:
                     return "known"
                 verdict = "same-face"
-            elif k.card == c.card and _inside_fraction(c.box, k.box) >= 0.6 and _smaller(c.pose, k.pose):
+            elif (
+                k.card == c.card and k.seen_at_settle
+                and _inside_fraction(c.box, k.box) >= 0.6 and _smaller(c.pose, k.pose)
+            ):
                 # That card now partly covered by a newer one or boxed anew, or a twin laid
-                # beside it: new only if most of its box changed.
+                # beside it: new only if most of its box changed. A card buried when the
+                # pile last settled is none of these: the face seen there is its twin.
                 verdict = "inside"
         return verdict
 
@@ -767,6 +773,10 @@ class TableTracker:
             if z is not None:
                 by_zone[z].append(d)
         act = activity if activity is not None else self.monitor(f)
+        for name, a in act.items():
+            if a.covered and a.still >= STILL_READ and name in by_zone:
+                sure = [d.quad or box_quad(d.box) for d in by_zone[name] if d.confidence >= SURE_CARD]
+                self.monitors[name].absorb(sure, f.scale)  # clear from the next frame on
         if "discard" in act:
             a = act["discard"]
             if a.changed:
