@@ -180,8 +180,10 @@ class VisionPipeline:
                 dets = [_scale_detection(d, w / lw, h / lh) for d in dets]
             dt = dict(self.detector.timings)
         t2 = time.perf_counter()
-        if not any(a.covered for a in activity.values()):
-            self.light.observe(features, dets)  # cards in the clear: their white is the light's
+        if read != 0 and not any(a.covered for a in activity.values()):
+            # cards in the clear, read afresh (a still zone's reused reading was learnt from
+            # when it was read): their white is the light's
+            self.light.observe(features, dets)
         obs = self.tracker.update(frame.number, frame.timestamp, frame.image, dets, features, activity)
         t3 = time.perf_counter()
         timings = {

@@ -207,6 +207,13 @@ def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
     return (float(inter / union) if union > 0 else 0.0, float(inter / smaller) if smaller else 0.0)
 
 
+def _whole_in(image: np.ndarray, quad) -> bool:
+    """Does the box lie whole inside the image (not cut by its edge)?"""
+    ih, iw = image.shape[:2]
+    q = np.asarray(quad)
+    return bool(q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5)
+
+
 def _pair_halves(quad: np.ndarray) -> list[list[np.ndarray]] | None:
     """Two cards a too-square box may hold (PAIR_ASPECT): for each way a card can lie in it
     (its long side along the box's one side or the other), a card-shaped box at each end.
@@ -472,9 +479,7 @@ class CardRecognizer:
         box cut by the image's edge is most often a hand and the mat read as one)."""
         if score < SECOND_LOOK_SCORE or prob >= SECOND_LOOK_BELOW:
             return False
-        ih, iw = image.shape[:2]
-        q = np.asarray(quad)
-        return bool(q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5)
+        return _whole_in(image, quad)
 
     def _split_pairs(self, image, found, quads, names, timings):
         """Each too-square box the detector is sure of (PAIR_ASPECT), whole in the image,
@@ -482,11 +487,9 @@ class CardRecognizer:
         both are named at least SECOND_LOOK_BELOW surely, surer than the whole box (a
         single card boxed askew is read surer whole than in halves), and as two faces (the
         halves of one wild both read `wild`; a pair of twins laid so stays one box)."""
-        ih, iw = image.shape[:2]
         tries = []  # (box index, [[half, half], [half, half]])
         for i, ((_, score), q) in enumerate(zip(found, quads, strict=True)):
-            whole = q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5
-            ways = _pair_halves(q) if score >= SECOND_LOOK_SCORE and whole else None
+            ways = _pair_halves(q) if score >= SECOND_LOOK_SCORE and _whole_in(image, q) else None
             if ways is not None:
                 tries.append((i, ways))
         if not tries:
