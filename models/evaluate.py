@@ -41,6 +41,7 @@ def _recognizer(models_dir: Path | None, photos: bool = True, **kwargs):
 
     if models_dir is None:
         return CardRecognizer.default(photos=photos, **kwargs)
+    kwargs.setdefault("complete_cut", photos)
     return CardRecognizer(model_path(DETECTOR_FILE, photos, models_dir), models_dir / CLASSIFIER_FILE, **kwargs)
 
 

@@ -410,3 +410,37 @@ def test_a_square_box_is_split_only_into_two_faces(monkeypatch, halves, cards):
 
     monkeypatch.setattr(rec, "classify_top", classify_top)
     assert sorted(d.card for d in rec.recognize(img)) == cards
+
+
+@pytest.mark.parametrize("card", ["red-6", "blue-9", "yellow-2", "green-9"])
+def test_a_card_cut_by_the_frames_edge_is_named_as_the_whole_card(card):
+    """A card held up to a webcam, its bottom 30% out of the frame: the visible part is not
+    stretched to a card's shape (a 6 read as a 9 or an 8) but read as part of a card."""
+    rec = CardRecognizer.default(photos=True)
+    img, _ = _card_on_table(card, (320, 480 - 0.2 * 300), 0.0, long_side=300.0)
+    d = max(rec.recognize(img), key=lambda d: d.detector_confidence)
+    assert d.card == card
+    assert d.box[3] <= 480  # the box is the part in the image
+
+
+def test_a_box_on_the_frames_edge_grows_past_it_to_a_card():
+    from vision.crops import order_portrait
+    from vision.recognizer import _cut_card_shapes
+
+    img = np.zeros((480, 640, 3), np.uint8)
+    # 120 wide, 130 tall, its bottom on the frame's edge: a card 120 wide is 186 tall
+    cut = order_portrait(np.float32([[100, 350], [220, 350], [220, 479], [100, 479]]))
+    shapes = _cut_card_shapes(img, cut)
+    assert shapes, "a cut box has whole cards to try"
+    for s in shapes:
+        (_, _), (w, h), _ = cv2.minAreaRect(s)
+        assert abs(min(w, h) / max(w, h) - 56 / 87) < 0.02
+        assert s[:, 1].min() == pytest.approx(350, abs=0.5)  # grown only past the edge
+        assert s[:, 1].max() > 479
+    # a card overfilling the frame (top and bottom cut) grows both ways
+    over = order_portrait(np.float32([[130, 0], [510, 0], [510, 479], [130, 479]]))  # 380 wide: 590 tall
+    (grown,) = [s for s in _cut_card_shapes(img, over) if s[:, 1].min() < 0]
+    assert -grown[:, 1].min() == pytest.approx(grown[:, 1].max() - 479, abs=0.5)
+    # clear of the edge, or a whole card touching it: nothing to grow
+    assert _cut_card_shapes(img, order_portrait(np.float32([[100, 100], [164, 100], [164, 200], [100, 200]]))) == []
+    assert _cut_card_shapes(img, order_portrait(np.float32([[100, 379], [164, 379], [164, 479], [100, 479]]))) == []

@@ -54,6 +54,14 @@ SECOND_LOOK_TURNS = (45.0, -20.0, 20.0)
 # card's shape at one end of the box, are read instead when both are named, as two faces, at
 # least SECOND_LOOK_BELOW surely and surer than the whole box (`CardRecognizer._split_pairs`).
 PAIR_ASPECT = 0.8
+# A box cut by the image's edge (a card held up to a webcam, cut by the frame or overfilling
+# it) is read as the whole card it is part of: its crop grown past the edge to a card's
+# shape, the missing part filled from the edge, instead of the visible part stretched to a
+# card (`CardRecognizer._complete_cut`). A side within CUT_EDGE of the image's size from the
+# edge lies on it. Still photos only: the table reads zone crops, whose edges cut the
+# neighbouring zone's cards, and a card cut there is not this zone's (a spurious play in the
+# rendered games, models/README.md).
+CUT_EDGE = 0.02
 # When the detector finds nothing, the whole image is read as one card (a close-up that fills
 # the frame) and kept only if the classifier is at least this sure of a face.
 WHOLE_IMAGE_MIN = 0.9
@@ -231,6 +239,44 @@ def _pair_halves(quad: np.ndarray) -> list[list[np.ndarray]] | None:
     return out
 
 
+def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
+    """The whole cards a box cut by the image's edge may be the visible part of: the box
+    (portrait-ordered) grown past each side that lies on the edge until it has a card's
+    shape, its visible side taken as the card's width or as its height; both ways when two
+    opposite sides lie on it (a card overfilling the frame). None for a box of a card's
+    shape, or one clear of the edge."""
+    ih, iw = image.shape[:2]
+    m = max(3.0, CUT_EDGE * max(ih, iw))  # a detector's box stops a few pixels short of the edge
+    q = np.asarray(quad, np.float64)
+
+    def on_edge(a, b) -> bool:
+        return bool((a[0] <= m and b[0] <= m) or (a[0] >= iw - 1 - m and b[0] >= iw - 1 - m)
+                    or (a[1] <= m and b[1] <= m) or (a[1] >= ih - 1 - m and b[1] >= ih - 1 - m))
+
+    cut = [on_edge(q[i], q[(i + 1) % 4]) for i in range(4)]  # top, right, bottom, left
+    out = []
+    # grow top-bottom (the short sides 0 and 2 cut) or left-right (the long sides 3 and 1)
+    for first, last, ends in ((0, 2, ((0, 1), (3, 2))), (3, 1, ((0, 3), (1, 2)))):
+        if not (cut[first] or cut[last]):
+            continue
+        (a0, a1), (b0, b1) = ends
+        along = (q[b0] - q[a0] + q[b1] - q[a1]) / 2
+        length = float(np.linalg.norm(along))
+        width = float(np.linalg.norm(q[a1] - q[a0]))
+        unit = along / max(length, 1e-6)
+        for target in (width / _CARD_ASPECT, width * _CARD_ASPECT):
+            extra = target - length
+            if extra <= 0.05 * length:
+                continue
+            before = extra if not cut[last] else extra / 2 if cut[first] else 0.0
+            after = extra - before
+            grown = q.copy()
+            grown[[a0, a1]] -= unit * before
+            grown[[b0, b1]] += unit * after
+            out.append(grown.astype(np.float32))
+    return out
+
+
 # Two boxes read as the same face, overlapping this much (IoU) and turned alike within
 # SAME_CARD_TURN degrees, are one card boxed twice: a detector that learnt to box covered
 # cards may box the card under the top one, and that crop is read as the top card (its face
@@ -288,6 +334,7 @@ class CardRecognizer:
         both_turns: bool = False,
         second_look: bool = True,
         whole_image: bool = False,
+        complete_cut: bool = False,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -300,6 +347,7 @@ class CardRecognizer:
         self.refine_below = refine_below
         self.tiles = tiles
         self.whole_image = whole_image
+        self.complete_cut = complete_cut
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -341,7 +389,9 @@ class CardRecognizer:
     @classmethod
     def default(cls, photos: bool = False, **kwargs) -> CardRecognizer:
         """The shipped models in `models/`, or overrides in <data dir>/models/ if present;
-        photos: the still photos' detector (PHOTO_DETECTOR_FILE) where there is one."""
+        photos: the still photos' detector (PHOTO_DETECTOR_FILE) where there is one, and
+        boxes cut by the image's edge read as whole cards (`complete_cut`)."""
+        kwargs.setdefault("complete_cut", photos)
         return cls(model_path(DETECTOR_FILE, photos), model_path(CLASSIFIER_FILE), **kwargs)
 
     # ------------------------------------------------------------------ stages
@@ -518,6 +568,27 @@ class CardRecognizer:
                 out_n.append(hn)
         return out_f, out_q, out_n
 
+    def _complete_cut(self, image, quads, names, timings):
+        """Each box cut by the image's edge (`_cut_card_shapes`) named as the whole card
+        grown from it that is read surest, when that is read at least SECOND_LOOK_BELOW surely
+        and surer than the box as it is (a bare table's edge stays as unsure as it was). The
+        box itself stays: the card's visible part is what lies in the image."""
+        tries = [(i, _cut_card_shapes(image, q)) for i, q in enumerate(quads)]
+        tries = [(i, shapes) for i, shapes in tries if shapes]
+        if not tries:
+            return names
+        scratch: dict[str, float] = {}
+        read = self.classify_top(image, [s for _, shapes in tries for s in shapes], timings=scratch)
+        timings["classify"] = timings.get("classify", 0.0) + scratch.get("classify", 0.0)
+        names = list(names)
+        k = 0
+        for i, shapes in tries:
+            best = max(read[k: k + len(shapes)], key=lambda top: top[0][1])
+            k += len(shapes)
+            if best[0][1] >= SECOND_LOOK_BELOW and best[0][1] > names[i][0][1]:
+                names[i] = best
+        return names
+
     def _second_look(self, image: np.ndarray, turn: float = 45.0) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
         """Cards read in the image turned by `turn` degrees, their corners in this image's
         pixels. The detector's angle is least sure on a card turned near 45 degrees (its box
@@ -609,6 +680,8 @@ class CardRecognizer:
         quads = [order_portrait(q) for q, _ in found]
         names = self.classify_top(image, quads, timings=timings)
         found, quads, names = self._split_pairs(image, found, quads, names, timings)
+        if self.complete_cut:
+            names = self._complete_cut(image, quads, names, timings)
         t2 = time.perf_counter()
         unsure = [
             i for i, ((_, score), ((_, prob), *_)) in enumerate(zip(found, names, strict=True))

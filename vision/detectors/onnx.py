@@ -59,6 +59,7 @@ class OnnxDetector:
                     config.classifier_path or PACKAGE_MODELS / CLASSIFIER_FILE,
                     threads=threads,
                     tiles=config.tiles,
+                    complete_cut=config.tiles,
                 )
         except ModelError:
             raise
