@@ -242,8 +242,8 @@ def _pair_halves(quad: np.ndarray) -> list[list[np.ndarray]] | None:
 def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
     """The whole cards a box cut by the image's edge may be the visible part of: the box
     (portrait-ordered) grown past each side that lies on the edge until it has a card's
-    shape, its visible side taken as the card's width or as its height; both ways when two
-    opposite sides lie on it (a card overfilling the frame). None for a box of a card's
+    shape, its visible side taken as the card's width or as its height; at both ends when two
+    opposite sides lie on it (a card overfilling the frame). Empty for a box of a card's
     shape, or one clear of the edge."""
     ih, iw = image.shape[:2]
     m = max(3.0, CUT_EDGE * max(ih, iw))  # a detector's box stops a few pixels short of the edge
@@ -531,6 +531,14 @@ class CardRecognizer:
             return False
         return _whole_in(image, quad)
 
+    def _classify_more(self, image, quads, timings):
+        """`classify_top` of boxes tried beside the detector's, its time added to this call's
+        "classify"."""
+        scratch: dict[str, float] = {}
+        read = self.classify_top(image, quads, timings=scratch)
+        timings["classify"] = timings.get("classify", 0.0) + scratch.get("classify", 0.0)
+        return read
+
     def _split_pairs(self, image, found, quads, names, timings):
         """Each too-square box the detector is sure of (PAIR_ASPECT), whole in the image,
         replaced by the two cards of the way of lying whose halves are read surest, when
@@ -547,9 +555,7 @@ class CardRecognizer:
         from vision.crops import order_portrait
 
         halves = [order_portrait(h) for _, ways in tries for way in ways for h in way]
-        scratch: dict[str, float] = {}
-        read = self.classify_top(image, halves, timings=scratch)
-        timings["classify"] = timings.get("classify", 0.0) + scratch.get("classify", 0.0)
+        read = self._classify_more(image, halves, timings)
         split: dict[int, list[tuple[np.ndarray, list[tuple[str, float]]]]] = {}
         for k, (i, _) in enumerate(tries):
             ways = [(halves[j: j + 2], read[j: j + 2]) for j in (4 * k, 4 * k + 2)]
@@ -577,9 +583,7 @@ class CardRecognizer:
         tries = [(i, shapes) for i, shapes in tries if shapes]
         if not tries:
             return names
-        scratch: dict[str, float] = {}
-        read = self.classify_top(image, [s for _, shapes in tries for s in shapes], timings=scratch)
-        timings["classify"] = timings.get("classify", 0.0) + scratch.get("classify", 0.0)
+        read = self._classify_more(image, [s for _, shapes in tries for s in shapes], timings)
         names = list(names)
         k = 0
         for i, shapes in tries:
