@@ -37,12 +37,9 @@ EVAL_DIR = Path(__file__).resolve().parent / "eval"
 def _recognizer(models_dir: Path | None, photos: bool = True, **kwargs):
     """The models (shipped, or those in `models_dir`); photos: the still photos' detector
     where there is one (every part but `speed`, which times the table's)."""
-    from vision.recognizer import CLASSIFIER_FILE, DETECTOR_FILE, CardRecognizer, model_path
+    from vision.recognizer import CardRecognizer
 
-    if models_dir is None:
-        return CardRecognizer.default(photos=photos, **kwargs)
-    kwargs.setdefault("complete_cut", photos)
-    return CardRecognizer(model_path(DETECTOR_FILE, photos, models_dir), models_dir / CLASSIFIER_FILE, **kwargs)
+    return CardRecognizer.default(photos=photos, folder=models_dir, **kwargs)
 
 
 def _main_card(dets):

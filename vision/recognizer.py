@@ -387,12 +387,15 @@ class CardRecognizer:
         self._pool = None  # recognize_many's two threads, made on first use
 
     @classmethod
-    def default(cls, photos: bool = False, **kwargs) -> CardRecognizer:
-        """The shipped models in `models/`, or overrides in <data dir>/models/ if present;
-        photos: the still photos' detector (PHOTO_DETECTOR_FILE) where there is one, and
-        boxes cut by the image's edge read as whole cards (`complete_cut`)."""
+    def default(cls, photos: bool = False, *, folder: Path | None = None, detector_path=None,
+                classifier_path=None, **kwargs) -> CardRecognizer:
+        """The shipped models in `models/`, or overrides in <data dir>/models/ if present
+        (only `folder`'s, if given; a path given overrides its file); photos: the still
+        photos' detector (PHOTO_DETECTOR_FILE) where there is one, and boxes cut by the
+        image's edge read as whole cards (`complete_cut`). The one place that ties the two."""
         kwargs.setdefault("complete_cut", photos)
-        return cls(model_path(DETECTOR_FILE, photos), model_path(CLASSIFIER_FILE), **kwargs)
+        return cls(detector_path or model_path(DETECTOR_FILE, photos, folder),
+                   classifier_path or model_path(CLASSIFIER_FILE, folder=folder), **kwargs)
 
     # ------------------------------------------------------------------ stages
     def _letterbox(self, image: np.ndarray) -> tuple[np.ndarray, float, float, float]:

@@ -43,24 +43,18 @@ class OnnxDetector:
             self.cfg = config
         threads = config.threads or default_threads()
         try:
-            if config.detector_path is None and config.classifier_path is None:
-                # still photos (tiles) are read with the photos' detector
-                self.recognizer = CardRecognizer.default(photos=config.tiles, threads=threads, tiles=config.tiles)
-            else:  # one file overridden: the other is the shipped one
-                from vision.recognizer import (
-                    CLASSIFIER_FILE,
-                    DETECTOR_FILE,
-                    PACKAGE_MODELS,
-                    model_path,
-                )
+            # still photos (tiles) are read with the photos' detector; one file overridden:
+            # the other is the shipped one
+            from vision.recognizer import PACKAGE_MODELS
 
-                self.recognizer = CardRecognizer(
-                    config.detector_path or model_path(DETECTOR_FILE, config.tiles, PACKAGE_MODELS),
-                    config.classifier_path or PACKAGE_MODELS / CLASSIFIER_FILE,
-                    threads=threads,
-                    tiles=config.tiles,
-                    complete_cut=config.tiles,
-                )
+            self.recognizer = CardRecognizer.default(
+                photos=config.tiles,
+                folder=None if config.detector_path is None and config.classifier_path is None else PACKAGE_MODELS,
+                detector_path=config.detector_path,
+                classifier_path=config.classifier_path,
+                threads=threads,
+                tiles=config.tiles,
+            )
         except ModelError:
             raise
         except FileNotFoundError as exc:
