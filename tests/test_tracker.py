@@ -596,3 +596,34 @@ def test_a_hand_resting_still_on_a_card_read_surely_stays_a_hand():
     for _ in range(s.tracker.cfg.absorb_frames - 2):
         s.step(hand=(cx, cy), dets=s.detections(conf=0.95))
         assert s.tracker.covered["discard"]
+
+
+def test_a_thing_on_the_table_that_turns_skin_coloured_when_the_light_is_learnt_under_a_hand_is_no_fingertip():
+    """The table at rest is what is no hand; when the white balance changes while a hand is
+    in view (the light learnt from cards read meanwhile), the table at rest is seen under the
+    new balance too: a card's orange turned skin-coloured by it is no second hand."""
+    from vision.monitor import FrameFeatures, skin_mask
+
+    gains = (1.25, 1.0, 0.75)
+    patch = tuple(int(v) for v in np.clip(np.array(SKIN) / np.array(gains), 0, 255))  # skin only once balanced
+    s = Scene()
+    dx, dy = s.centre("draw")
+    cx, cy = s.centre("discard")
+
+    def frame(hand):  # the hand under the same light as the patch: skin once balanced
+        img = s.image(hand)
+        img[(np.abs(img.astype(int) - SKIN) <= 2).all(axis=2)] = patch
+        cv2.circle(img, (int(dx), int(dy)), 40, patch, -1)
+        return img
+
+    at_rest = FrameFeatures.of(frame(None))
+    assert not skin_mask(at_rest.small).any() and skin_mask(at_rest.small, gains).any()
+    for n in range(1, 4):
+        s.tracker.update(n, n / 20, None, [], features=FrameFeatures.of(frame(None)))
+    for n, k in enumerate(range(1, 6), start=4):  # a hand from below to the discard pile, the light learnt anew
+        f = FrameFeatures.of(frame((cx, H - (H - cy) * k / 5)), gains=np.array(gains))
+        s.tracker.update(n, n / 20, None, [], features=f)
+    tips = s.tracker._fingertips(f)
+    scale = f.scale
+    assert len(tips) == 1, tips
+    assert math.dist(tips[0], (cx * scale, cy * scale)) < 50 * scale  # the hand's far end, not the patch

@@ -31,7 +31,14 @@ import cv2
 import numpy as np
 
 from vision.config import TrackerConfig
-from vision.monitor import STILL_READ, FrameFeatures, ZoneActivity, ZoneMonitor, changed_share
+from vision.monitor import (
+    STILL_READ,
+    FrameFeatures,
+    ZoneActivity,
+    ZoneMonitor,
+    changed_share,
+    skin_mask,
+)
 from vision.observations import (
     CardsPlayed,
     CardsRevealed,
@@ -739,6 +746,8 @@ class TableTracker:
         self._draw_dwell = 0
         self._tips: list[tuple[float, float]] = []  # fingertips in the last frame (monitor scale)
         self._static_skin: np.ndarray | None = None
+        self._static_small: np.ndarray | None = None  # the table at rest (BGR) and the white
+        self._static_gains = None  # balance its skin was found under
         self._blob_labels: np.ndarray | None = None  # last frame's skin blobs and where
         self._blob_entries: dict[int, tuple[float, float]] = {}  # each came into view
         self.set_zones(zones)
@@ -796,6 +805,7 @@ class TableTracker:
             # The table at rest: skin-coloured things lying there (a card's red, the back's
             # oval) are not hands.
             self._static_skin = cv2.dilate(f.skin, np.ones((5, 5), np.uint8))
+            self._static_small, self._static_gains = f.small, f.gains
         if "draw" in act:
             a = act["draw"]
             # A hand that stops with its fingertips on the draw pile. An arm passing over the
@@ -838,6 +848,12 @@ class TableTracker:
         what the table at rest shows), the point farthest from where that hand first came
         into view. An arm comes in from its player's side, so its far end is the fingers,
         whichever zones the arm crosses on its way."""
+        if (f.gains != self._static_gains and f.small is not None and self._static_small is not None
+                and self._static_small.shape == f.small.shape):
+            # The light was learnt anew under a hand: the table at rest seen under the new
+            # white balance is what is no hand (a card's orange may turn skin-coloured).
+            self._static_skin = cv2.dilate(skin_mask(self._static_small, f.gains), np.ones((5, 5), np.uint8))
+            self._static_gains = f.gains
         skin = f.skin if self._static_skin is None or self._static_skin.shape != f.skin.shape else (
             cv2.bitwise_and(f.skin, cv2.bitwise_not(self._static_skin)))
         # A card held in the hand splits its skin into pieces (a thumb apart from the palm):

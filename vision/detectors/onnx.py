@@ -44,12 +44,13 @@ class OnnxDetector:
         threads = config.threads or default_threads()
         try:
             # still photos (tiles) are read with the photos' detector; one file overridden:
-            # the other is the shipped one
+            # the other is the shipped one, not a data dir's own
             from vision.recognizer import PACKAGE_MODELS
 
+            overridden = config.detector_path is not None or config.classifier_path is not None
             self.recognizer = CardRecognizer.default(
                 photos=config.tiles,
-                folder=None if config.detector_path is None and config.classifier_path is None else PACKAGE_MODELS,
+                folder=PACKAGE_MODELS if overridden else None,
                 detector_path=config.detector_path,
                 classifier_path=config.classifier_path,
                 threads=threads,
