@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
 
+    from vision.annotate import annotate
     from vision.config import OnnxDetectorConfig
     from vision.crops import order_portrait
     from vision.evaluate import run_game
@@ -49,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
                 q = order_portrait(np.float32(d.quad))
                 x0, y0 = np.maximum(q.min(axis=0) - 60, 0).astype(int)
                 x1, y1 = (q.max(axis=0) + 60).astype(int)
-                view = image[y0:y1, x0:x1].copy()
-                cv2.polylines(view, [np.round(q - [x0, y0]).astype(np.int32)], True, (0, 255, 0), 1)
+                view = annotate(image, [d])[y0:y1, x0:x1]
                 saved += 1
                 cv2.imwrite(str(args.out / f"{saved:03d}-{d.card}.png"), cv2.resize(view, None, fx=2, fy=2))
                 print(f"{saved:03d} {d.card} {d.confidence:.2f} candidates "

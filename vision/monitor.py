@@ -126,9 +126,9 @@ STILL_READ = 3
 ON_CARDS = 0.9
 
 
-def _at_rest(zone_skin: np.ndarray) -> np.ndarray:
-    """A zone's skin-coloured pixels taken as part of it at rest, a little widened (a card's
-    edge that moves a pixel is no hand)."""
+def skin_at_rest(zone_skin: np.ndarray) -> np.ndarray:
+    """Skin-coloured pixels of a zone (or the whole table) taken as part of it at rest, a
+    little widened (a card's edge that moves a pixel is no hand)."""
     return cv2.dilate(zone_skin, np.ones((5, 5), np.uint8))
 
 
@@ -162,7 +162,7 @@ class ZoneMonitor:
         zone_skin = cv2.bitwise_and(f.skin, mask)
         self._zone_skin = zone_skin
         if self.ref_skin is None:
-            self.ref_skin = _at_rest(zone_skin)
+            self.ref_skin = skin_at_rest(zone_skin)
         elif (
             f.gains != self._gains and f.small is not None
             and self._quiet_small is not None and self._quiet_small.shape == f.small.shape
@@ -170,7 +170,7 @@ class ZoneMonitor:
             # The table's light was learnt anew: the zone at rest, seen under the new white
             # balance, is the reference (else the change itself would look like a hand).
             rest = cv2.bitwise_and(skin_mask(self._quiet_small, f.gains), mask)
-            self.ref_skin = _at_rest(rest)
+            self.ref_skin = skin_at_rest(rest)
         self._gains = f.gains
         # Skin where the zone at rest had none: a skin-coloured table or card is no hand.
         skin = float(np.count_nonzero(cv2.bitwise_and(zone_skin, cv2.bitwise_not(self.ref_skin)))) / area
@@ -186,7 +186,7 @@ class ZoneMonitor:
             if self._still >= self.cfg.absorb_frames:
                 # Skin-like pixels that never move (a new card's pink edge, a hand left
                 # resting): take them as part of the zone at rest, or it never clears.
-                self.ref_skin = _at_rest(zone_skin)
+                self.ref_skin = skin_at_rest(zone_skin)
                 skin_excess = 0.0
                 self._still = 0
         else:
@@ -210,7 +210,7 @@ class ZoneMonitor:
                 self.last_quiet = f.grey
                 self._quiet_small = f.small
                 # Follow what the zone at rest looks like (new cards, light).
-                self.ref_skin = _at_rest(zone_skin)
+                self.ref_skin = skin_at_rest(zone_skin)
         strength = max(
             skin_excess / max(self.cfg.cover_skin_fraction, 1e-6),
             moving / max(self.cfg.motion_fraction, 1e-6),
@@ -236,7 +236,7 @@ class ZoneMonitor:
         cv2.fillPoly(cards, [np.round(np.asarray(q, np.float32) * scale).astype(np.int32) for q in quads], 255)
         if np.count_nonzero(cv2.bitwise_and(excess, cards)) < ON_CARDS * total:
             return False
-        self.ref_skin = _at_rest(self._zone_skin)
+        self.ref_skin = skin_at_rest(self._zone_skin)
         self._still = 0
         return True
 

@@ -37,6 +37,7 @@ from vision.monitor import (
     ZoneActivity,
     ZoneMonitor,
     changed_share,
+    skin_at_rest,
     skin_mask,
 )
 from vision.observations import (
@@ -804,7 +805,7 @@ class TableTracker:
             self._blob_labels, self._blob_entries = None, {}
             # The table at rest: skin-coloured things lying there (a card's red, the back's
             # oval) are not hands.
-            self._static_skin = cv2.dilate(f.skin, np.ones((5, 5), np.uint8))
+            self._static_skin = skin_at_rest(f.skin)
             self._static_small, self._static_gains = f.small, f.gains
         if "draw" in act:
             a = act["draw"]
@@ -852,7 +853,7 @@ class TableTracker:
                 and self._static_small.shape == f.small.shape):
             # The light was learnt anew under a hand: the table at rest seen under the new
             # white balance is what is no hand (a card's orange may turn skin-coloured).
-            self._static_skin = cv2.dilate(skin_mask(self._static_small, f.gains), np.ones((5, 5), np.uint8))
+            self._static_skin = skin_at_rest(skin_mask(self._static_small, f.gains))
             self._static_gains = f.gains
         skin = f.skin if self._static_skin is None or self._static_skin.shape != f.skin.shape else (
             cv2.bitwise_and(f.skin, cv2.bitwise_not(self._static_skin)))
