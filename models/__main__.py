@@ -5,6 +5,8 @@ Verbs (each has its own --help):
   build-dataset     synthetic table photos with YOLO oriented-box labels
   train-detector    train the card detector (ultralytics, from a .yaml, offline)
   train-classifier  train the 55-way face classifier on rendered crops
+  train-corner      train the corner reader (a card named by its corner index) and
+                    export it (--export WEIGHTS) to models/card_corner.onnx
   export            write models/card_detector.onnx and models/card_classifier.onnx
   evaluate          real photos, unseen renders, synthetic mAP, ms per stage
   deck-proof        the figures of `uno-table deck` (model card, "Deck enrolment")
@@ -22,6 +24,7 @@ VERBS = {
     "build-dataset": "models.build_dataset",
     "train-detector": "models.train_detector",
     "train-classifier": "models.train_classifier",
+    "train-corner": "models.train_corner",
     "export": "models.export",
     "evaluate": "models.evaluate",
     "deck-proof": "models.deck_proof",

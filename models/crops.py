@@ -109,7 +109,7 @@ def _cover(rng, img, dst, aw, ah, cover_art, share):
     shadow = cv2.GaussianBlur(a, (0, 0), max(1.0, aw * 0.03))[..., None]
     a = a[..., None]
     img = img * (1 - 0.35 * shadow)
-    return img * (1 - a) + warped[..., :3].astype(np.float32) * a
+    return img * (1 - a) + warped[..., :3].astype(np.float32) * a, a[..., 0]
 
 
 def synth_crop(
@@ -121,12 +121,17 @@ def synth_crop(
     cover_max: float = 0.7,
     cut_p: float = 0.15,
     cut_max: float = 0.15,
+    detail: dict | None = None,
 ) -> np.ndarray:
     """One training crop from a card image (BGRA: a render, or a real card cut out): slant,
     light, blur, noise, JPEG, and a detector-like box jitter, partial occlusion and frame
     cuts. `covers` (a list of BGRA card images): with probability `cover_p` one of them is
     laid over 15%..`cover_max` of the card; with probability `cut_p` the frame's edge cuts
-    up to `cut_max` of the card off one side (the box is then the visible part)."""
+    up to `cut_max` of the card off one side (the box is then the visible part). `detail`
+    (a dict) is filled with what the crop was cut from: `image` (the scene, BGR uint8),
+    `card` (the card's true corners, clockwise from its top-left), `box` (the detector-like
+    box the crop was cut along) and `covered` (float mask, 1 where a card or finger lies over
+    it); the random draws are the same with it or without."""
     # work at the size the camera saw the card: 50-170 px tall, like a webcam table frame
     # or a close-up shot scaled down by the crop
     th = rng.uniform(50, 170)
@@ -144,9 +149,11 @@ def synth_crop(
     warped = cv2.warpPerspective(art, M, (W, H), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
     a = warped[..., 3:4].astype(np.float32) / 255.0
     img = bg * (1 - a) + warped[..., :3].astype(np.float32) * a
+    covered = np.zeros((H, W), np.float32)
     if covers and rng.random() < cover_p:
         share = float(rng.uniform(0.15, cover_max))
-        img = _cover(rng, img, dst, aw, ah, covers[int(rng.integers(len(covers)))], share)
+        img, over = _cover(rng, img, dst, aw, ah, covers[int(rng.integers(len(covers)))], share)
+        covered = np.maximum(covered, over)
     if rng.random() < 0.2:  # a finger or thumb over part of the card
         m = np.zeros((H, W), np.uint8)
         side = rng.integers(4)
@@ -162,6 +169,7 @@ def synth_crop(
         tone = np.array([[150, 180, 225], [110, 150, 200], [60, 90, 130]], np.float32)
         ma = (cv2.GaussianBlur(m, (0, 0), 1.0).astype(np.float32) / 255.0)[..., None]
         img = img * (1 - ma) + tone[rng.integers(3)] * ma
+        covered = np.maximum(covered, ma[..., 0])
     # light: gradient, white balance, glare (computed small, then resized: it is smooth)
     gy, gx = np.mgrid[0:8, 0:8].astype(np.float32) / 7.0 - 0.5
     ang = rng.uniform(0, 2 * math.pi)
@@ -204,6 +212,8 @@ def synth_crop(
         q[a] += (q[c] - q[a]) * k
         q[b] += (q[d] - q[b]) * k
         box = q
+    if detail is not None:
+        detail.update(image=img, card=dst, box=np.asarray(box, np.float32), covered=covered)
     return crop_from_quad(img, box, flip=bool(rng.random() < 0.5))
 
 

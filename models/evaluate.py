@@ -425,13 +425,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--whole-image", action="store_true",
                     help="CardRecognizer(whole_image=True): read the whole image when nothing is found")
+    ap.add_argument("--no-corners", action="store_true",
+                    help="read without the corner reader (CardRecognizer(corner_path=None)): the figures before it")
     args = ap.parse_args(argv)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
     bad = parts - {"real", "sets", "renders", "overlap", "edge", "bad", "map", "speed"}
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked
-    rec = _recognizer(args.models, whole_image=args.whole_image) if parts - {"speed"} else None
+    unread = {"corner_path": None} if args.no_corners else {}
+    rec = _recognizer(args.models, whole_image=args.whole_image, **unread) if parts - {"speed"} else None
     figures: dict = {}
     if args.json.is_file():
         figures = json.loads(args.json.read_text())
@@ -475,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
             f"mAP50-95 {figures['synthetic_map50_95']:.3f}"
         )
     if "speed" in parts:
-        figures.update(eval_speed(_recognizer(args.models, photos=False, whole_image=args.whole_image)))
+        figures.update(eval_speed(_recognizer(args.models, photos=False, whole_image=args.whole_image, **unread)))
         print(f"speed (median ms, {figures['speed_frame']}): {figures['speed_ms_median']}")
     figures["evaluated_seconds"] = round(time.time() - t0, 1)
     args.json.parent.mkdir(parents=True, exist_ok=True)

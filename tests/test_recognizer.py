@@ -28,9 +28,10 @@ def rec():
 
 
 def test_shipped_models_are_small_enough():
-    from vision.recognizer import PHOTO_DETECTOR_FILE
+    from vision.recognizer import CORNER_FILE, PHOTO_DETECTOR_FILE
 
-    total = sum((PACKAGE_MODELS / f).stat().st_size for f in (DETECTOR_FILE, PHOTO_DETECTOR_FILE, CLASSIFIER_FILE))
+    total = sum((PACKAGE_MODELS / f).stat().st_size
+                for f in (DETECTOR_FILE, PHOTO_DETECTOR_FILE, CLASSIFIER_FILE, CORNER_FILE))
     assert total < 30e6
     assert sum(p.stat().st_size for p in PACKAGE_MODELS.glob("*.onnx")) == total  # no other file ships
 
@@ -282,6 +283,61 @@ def test_a_photo_of_many_small_cards_is_read_in_tiles(rec):
     # a photo whose cards are large is read once, as without tiles
     big = cv2.resize(img[:300, :400], (1200, 900))
     assert [d.card for d in tiled.recognize(big)] == [d.card for d in rec.recognize(big)]
+
+
+def _first_look_square(rec, monkeypatch, turn: float, widen: float = 1.2):
+    """The detector's first look boxes each card `turn` degrees off and `widen` times too wide
+    for it (as a card on a busy pile is boxed with the card beneath); later looks are the
+    real detector's."""
+    real = rec.detect
+    calls = []
+
+    def detect(image, timings=None):
+        calls.append(image.shape)
+        found = real(image, timings)
+        if len(calls) > 1:
+            return found
+        out = []
+        for q, score in found:
+            (cx, cy), (w, h), a = cv2.minAreaRect(q)
+            size = (w * widen, h) if w < h else (w, h * widen)
+            out.append((cv2.boxPoints(((cx, cy), size, a + turn)).astype(np.float32), max(score, 0.9)))
+        return out
+
+    monkeypatch.setattr(rec, "detect", detect)
+    return calls
+
+
+def test_a_card_boxed_too_square_and_read_surely_wrong_is_named_from_a_card_shaped_second_look(monkeypatch):
+    from vision.crops import order_portrait
+    from vision.recognizer import SQUARE_ASPECT
+
+    img, quad = _card_on_table("blue-7", (320, 240), 20.0)
+    rec = CardRecognizer.default()
+    calls = _first_look_square(rec, monkeypatch, 15.0)
+    (first, _), = rec.detect(img)
+    (w, h) = cv2.minAreaRect(first)[1]
+    assert min(w, h) / max(w, h) > SQUARE_ASPECT  # the first box is squarer than a card
+    (top,) = rec.classify_top(img, [order_portrait(first)])
+    assert top[0][0] != "blue-7" and top[0][1] >= 0.5  # and its crop is read surely wrong
+    calls.clear()
+    (d,) = rec.recognize(img)
+    assert len(calls) >= 2 and d.card == "blue-7" and d.confidence >= 0.5
+    (w, h) = cv2.minAreaRect(np.float32(d.quad))[1]
+    assert min(w, h) / max(w, h) < SQUARE_ASPECT  # the card's own box
+    assert np.linalg.norm(np.mean(d.quad, axis=0) - quad.mean(axis=0)) < 0.05 * 180
+
+
+def test_a_card_read_surely_keeps_its_reading_when_the_second_look_boxes_it_no_better(monkeypatch):
+    img, quad = _card_on_table("red-skip", (320, 240), 20.0)
+    rec = CardRecognizer.default()
+    _first_look_square(rec, monkeypatch, 15.0)
+    (cx, cy), (w, h), a = cv2.minAreaRect(quad)
+    square = cv2.boxPoints(((cx, cy), (max(w, h), max(w, h)), a)).astype(np.float32)
+    # the turned image gives only a square box near it, read as another card
+    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0: [(square, [("red-0", 0.99)])])
+    (d,) = rec.recognize(img)
+    assert d.card == "red-skip" and d.confidence >= 0.5
 
 
 def test_the_second_look_tries_other_turns_until_the_card_is_named(monkeypatch):

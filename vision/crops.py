@@ -43,10 +43,16 @@ def crop_from_quad(image: np.ndarray, quad, flip: bool = False) -> np.ndarray:
     q = order_portrait(quad)
     if flip:
         q = np.roll(q, 2, axis=0)
+    return _warp(image, q, CROP_W, CROP_H)
+
+
+def _warp(image: np.ndarray, q: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The quad q (corners clockwise from the top-left one) of `image` warped to a
+    width x height image."""
     # a big card is first cut out and shrunk with area averaging: a straight perspective warp
     # from hundreds of pixels down to 96 would alias the thin outlines
     long_side = max(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[0] - q[3]))
-    f = CROP_H / max(long_side, 1.0)
+    f = height / max(long_side, 1.0)
     if f < 0.6:
         ih, iw = image.shape[:2]
         x0, y0 = (max(0, int(v) - 2) for v in q.min(axis=0))
@@ -63,11 +69,49 @@ def crop_from_quad(image: np.ndarray, quad, flip: bool = False) -> np.ndarray:
             sx, sy = sub.shape[1] / (x1 - x0), sub.shape[0] / (y1 - y0)
             q = (q - [x0, y0]) * [sx, sy]
             image = sub
-    dst = np.float32([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]])
-    M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+    dst = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    M = cv2.getPerspectiveTransform(np.asarray(q, np.float32), dst)
     return cv2.warpPerspective(
-        image, M, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        image, M, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
+
+
+# The corner index (the small number or sign in a card's top-left corner, and turned in the
+# bottom-right one) is how people read a fan or a pile where half a card shows: the corner
+# reader (`vision.recognizer`, CORNER_FILE) reads CORNER_PX square patches of this part of the
+# card, in the card's own coordinates (0..1 across its width, 0..1 down its length): 0.42 of
+# the width by 0.27 of the length is a square on the card, with a margin for a box a few
+# per cent off.
+CORNER_PX = 40
+CORNER_SPAN = (0.42, 0.27)
+# Where the index itself lies inside that corner (same coordinates): training counts a corner
+# as seen when this part of it is uncovered.
+INDEX_SPAN = ((0.04, 0.02), (0.36, 0.2))
+
+
+def card_points(quad, points) -> np.ndarray:
+    """Points given in a card's own coordinates (u across, v down; the quad portrait-ordered)
+    in the image's pixels."""
+    q = np.asarray(quad, np.float32)
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    M = cv2.getPerspectiveTransform(unit, q)
+    return cv2.perspectiveTransform(np.asarray(points, np.float32).reshape(-1, 1, 2), M).reshape(-1, 2)
+
+
+def corner_quads(quad) -> list[np.ndarray]:
+    """The two corners of a card's box that hold its index (CORNER_SPAN), each as a quad in
+    the image's pixels, clockwise from the corner's own top-left: the box's top-left corner,
+    then its bottom-right one turned upright (the card's 180-degree twin)."""
+    q = order_portrait(quad)
+    u, v = CORNER_SPAN
+    span = [[0, 0], [u, 0], [u, v], [0, v]]
+    return [card_points(q, span), card_points(np.roll(q, 2, axis=0), span)]
+
+
+def corner_patches(image: np.ndarray, quad) -> list[np.ndarray]:
+    """The two index corners of a card's box (`corner_quads`) as CORNER_PX square BGR
+    patches, index upright."""
+    return [_warp(image, c, CORNER_PX, CORNER_PX) for c in corner_quads(quad)]
 
 
 # The colour normalisation a classifier was trained with: written into the ONNX file's
@@ -161,6 +205,12 @@ __all__ = [
     "crop_whites",
     "white_chroma",
     "CARD_ASPECT",
+    "CORNER_PX",
+    "CORNER_SPAN",
+    "INDEX_SPAN",
+    "card_points",
+    "corner_patches",
+    "corner_quads",
     "CLASSES",
     "COLOUR_WHITE_REF",
     "WHITE_LEVEL",

@@ -38,6 +38,16 @@ DETECTOR_FILE = "card_detector.onnx"
 # (models/README.md, issue 13, sixth session), so the live table keeps DETECTOR_FILE.
 PHOTO_DETECTOR_FILE = "card_detector_photos.onnx"
 CLASSIFIER_FILE = "card_classifier.onnx"
+# The corner reader (models/train_corner.py): a card named from its corner index alone, for
+# a card half under another or in a fan, where the whole-card classifier is unsure. A card
+# the classifier names less surely than CORNER_BELOW is named by both readings together: the
+# face likeliest by the classifier's and the surer corner's probabilities averaged, when the
+# corner reader gives it at least CORNER_SURE (`CardRecognizer._read_corners`). Chosen on
+# rendered overlaps of another seed than the model card's (models/README.md, eleventh
+# session): a corner alone, even sure, named fewer than both together.
+CORNER_FILE = "card_corner.onnx"
+CORNER_BELOW = 0.7
+CORNER_SURE = 0.3
 PACKAGE_MODELS = Path(__file__).resolve().parent.parent / "models"
 _CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
 # A second look (CardRecognizer._second_look) at boxes the detector scores this high but the
@@ -54,6 +64,12 @@ SECOND_LOOK_TURNS = (45.0, -20.0, 20.0)
 # card's shape at one end of the box, are read instead when both are named, as two faces, at
 # least SECOND_LOOK_BELOW surely and surer than the whole box (`CardRecognizer._split_pairs`).
 PAIR_ASPECT = 0.8
+# A box squarer than SQUARE_ASPECT but not split as a pair is most often a card on a busy pile
+# boxed some 20 degrees off, its crop taking in the card beneath: the classifier can be sure of
+# the wrong face there (the warm print's `red-skip` over a red 6 read `red-0` at 0.95,
+# models/README.md, tenth session). It gets the second look whatever its reading, and takes a
+# card-shaped box the turned image gives near it (a card's own boxes run 0.60-0.68).
+SQUARE_ASPECT = 0.72
 # A box cut by the image's edge (a card held up to a webcam, cut by the frame or overfilling
 # it) is read as the whole card it is part of: its crop grown past the edge to a card's
 # shape, the missing part filled from the edge, instead of the visible part stretched to a
@@ -203,6 +219,12 @@ def _long_side(quad: np.ndarray) -> float:
     return float(max(w, h))
 
 
+def _too_square(quad: np.ndarray) -> bool:
+    """Is the box squarer than one card lying in it straight (SQUARE_ASPECT)?"""
+    (_, _), (w, h), _ = cv2.minAreaRect(np.asarray(quad, np.float32))
+    return bool(min(w, h) >= SQUARE_ASPECT * max(w, h))
+
+
 def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
     """(IoU, share of the smaller box inside the other) of two rotated rects."""
     inter_type, pts = cv2.rotatedRectangleIntersection(a, b)
@@ -318,7 +340,9 @@ class CardRecognizer:
     accuracy on the real photos and renders, and half the classifier time);
     second_look: when the detector is sure of a card the classifier cannot name, read the
     image again turned by 45 degrees (see `_second_look`); whole_image: when the detector
-    finds nothing, read the whole image as one card filling it (see `_whole_image`)."""
+    finds nothing, read the whole image as one card filling it (see `_whole_image`);
+    corner_path: the corner reader (CORNER_FILE), which names a card the classifier is unsure
+    of by its corner index (see `_read_corners`; None: none)."""
 
     def __init__(
         self,
@@ -335,6 +359,7 @@ class CardRecognizer:
         second_look: bool = True,
         whole_image: bool = False,
         complete_cut: bool = False,
+        corner_path: str | os.PathLike | None = None,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -383,8 +408,29 @@ class CardRecognizer:
         # a deck's classifier also takes each crop's own white before normalisation (the
         # light it was lit by: vision.decks.fit, the gate)
         self._cls_white = WHITE_INPUT in [i.name for i in self._cls.get_inputs()[1:]]
+        self.corner_path = None if corner_path is None else Path(corner_path)
+        self._corner = None if corner_path is None else self._load_corner(self.corner_path, threads)
         self.last_timings: dict[str, float] = {}
         self._pool = None  # recognize_many's two threads, made on first use
+
+    @staticmethod
+    def _load_corner(path: Path, threads: int):
+        """The corner reader's session, its metadata checked: (session, input name, classes)."""
+        sess = _session(path, threads)
+        meta = sess.get_modelmeta().custom_metadata_map
+        try:
+            names = tuple(json.loads(meta["names"]))
+            size = json.loads(meta["patch"])
+        except (KeyError, ValueError) as exc:
+            raise ModelFileCorruptError(f"{path}: not a corner reader (no class names / patch size in its metadata)") from exc
+        from vision.crops import CORNER_PX
+
+        if names[-1:] != ("none",) or size != [CORNER_PX, CORNER_PX]:
+            raise ModelFileCorruptError(f"{path}: not a corner reader for {CORNER_PX}px patches "
+                                        f"(patch {size}, last class {names[-1:]})")
+        if sess.get_outputs()[0].shape[-1] != len(names):
+            raise ModelFileCorruptError(f"{path}: {sess.get_outputs()[0].shape[-1]} outputs but {len(names)} class names")
+        return sess, sess.get_inputs()[0].name, names
 
     @classmethod
     def default(cls, photos: bool = False, *, folder: Path | None = None, detector_path=None,
@@ -394,6 +440,9 @@ class CardRecognizer:
         photos' detector (PHOTO_DETECTOR_FILE) where there is one, and boxes cut by the
         image's edge read as whole cards (`complete_cut`). The one place that ties the two."""
         kwargs.setdefault("complete_cut", photos)
+        # a folder of models made before the corner reader: the shipped one beside them
+        corner_home = folder if folder is None or (Path(folder) / CORNER_FILE).is_file() else PACKAGE_MODELS
+        kwargs.setdefault("corner_path", model_path(CORNER_FILE, folder=corner_home))
         return cls(detector_path or model_path(DETECTOR_FILE, photos, folder),
                    classifier_path or model_path(CLASSIFIER_FILE, folder=folder), **kwargs)
 
@@ -528,9 +577,10 @@ class CardRecognizer:
         return [[(self.classes[i], float(p[n, i])) for i in row] for n, row in enumerate(top)]
 
     def _needs_second_look(self, image: np.ndarray, quad: np.ndarray, score: float, prob: float) -> bool:
-        """A box the detector is sure of and the classifier is not, whole in the image (a
-        box cut by the image's edge is most often a hand and the mat read as one)."""
-        if score < SECOND_LOOK_SCORE or prob >= SECOND_LOOK_BELOW:
+        """A box the detector is sure of and the classifier is not, or one too square for a
+        card (SQUARE_ASPECT), whole in the image (a box cut by the image's edge is most often
+        a hand and the mat read as one)."""
+        if score < SECOND_LOOK_SCORE or (prob >= SECOND_LOOK_BELOW and not _too_square(quad)):
             return False
         return _whole_in(image, quad)
 
@@ -594,6 +644,37 @@ class CardRecognizer:
             k += len(shapes)
             if best[0][1] >= SECOND_LOOK_BELOW and best[0][1] > names[i][0][1]:
                 names[i] = best
+        return names
+
+    def _read_corners(self, image, quads, names, timings):
+        """Each card named less surely than CORNER_BELOW named anew from its corner index
+        and the classifier together (CORNER_SURE), where the corner reader is loaded: its
+        readings then the two averaged. Stage time: "corners"."""
+        t0 = time.perf_counter()
+        unsure = [i for i, top in enumerate(names) if top[0][1] < CORNER_BELOW]
+        if self._corner is None or not unsure:
+            timings["corners"] = 0.0
+            return names
+        from vision.crops import corner_patches, crop_from_quad, normalize_colour, white_reference
+
+        sess, input_name, classes = self._corner
+        patches = []
+        for i in unsure:
+            white = white_reference(crop_from_quad(image, quads[i]))  # as in training: the crop's
+            patches += [normalize_colour(p, white) for p in corner_patches(image, quads[i])]
+        logits = sess.run(None, {input_name: cv2.dnn.blobFromImages(patches, 1 / 255.0, swapRB=True)})[0]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+        names = list(names)
+        faces = classes[:-1]  # "none" aside: a corner with no index says nothing of the face
+        for k, i in enumerate(unsure):
+            corner = p[2 * k: 2 * k + 2, :-1].max(axis=0)  # each face in the corner that shows it best
+            whole = dict(names[i])
+            mixed = {f: (whole.get(f, 0.0) + float(corner[j])) / 2 for j, f in enumerate(faces)}
+            best = max(mixed, key=mixed.get)
+            if best != names[i][0][0] and corner[faces.index(best)] >= CORNER_SURE:
+                names[i] = sorted(mixed.items(), key=lambda t: -t[1])[:len(names[i])]
+        timings["corners"] = (time.perf_counter() - t0) * 1e3
         return names
 
     def _second_look(self, image: np.ndarray, turn: float = 45.0) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
@@ -702,9 +783,12 @@ class CardRecognizer:
                 # neighbour lies about twice as far).
                 c = quads[i].mean(axis=0)
                 size = max(np.linalg.norm(quads[i][0] - quads[i][1]), np.linalg.norm(quads[i][1] - quads[i][2]))
+                # A box read surely is given up only for a card-shaped one.
+                shaped = names[i][0][1] >= SECOND_LOOK_BELOW
                 near = [
                     (q, name) for q, name in again
                     if np.linalg.norm(q.mean(axis=0) - c) <= size / 4 and name[0][1] >= SECOND_LOOK_BELOW
+                    and not (shaped and _too_square(q))
                 ]
                 if near:
                     quads[i], names[i] = max(near, key=lambda t: t[1][0][1])
@@ -714,6 +798,7 @@ class CardRecognizer:
             if not unsure:
                 break
         timings["second_look"] = (time.perf_counter() - t2) * 1e3
+        names = self._read_corners(image, quads, names, timings)
         out = []
         for (_, score), quad, top in zip(found, quads, names, strict=True):
             card, prob = top[0]

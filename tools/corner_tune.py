@@ -1,0 +1,47 @@
+"""Rendered overlaps of a tuning seed (777: not the model card's 515151): every detection's
+whole-card reading and its two corners' readings beside the truth, as JSON, for choosing
+`vision.recognizer.CORNER_BELOW` / `CORNER_SURE` by replaying rules over them.
+
+    python tools/corner_tune.py models/card_corner.onnx OUT.json [SEED]
+"""
+import json
+import sys
+
+import cv2
+import numpy as np
+
+from models.evaluate import _iou, overlap_scene
+from vision.crops import corner_patches, crop_from_quad, normalize_colour, white_reference
+from vision.recognizer import CardRecognizer
+
+
+def main() -> None:
+    corner, out = sys.argv[1], sys.argv[2]
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 777
+    rec = CardRecognizer.default(photos=True, corner_path=None)
+    sess, inp, classes = CardRecognizer._load_corner(corner, 2)
+    rows = []
+    for share in (0.3, 0.5, 0.7):
+        rng = np.random.default_rng([seed, int(share * 100)])
+        for n in range(60):
+            img, below, q1, top, q2, _ = overlap_scene(rng, share)
+            for d in rec.recognize(img):
+                ious = (_iou(d.quad, q1), _iou(d.quad, q2))
+                truth = (below, top)[int(np.argmax(ious))] if max(ious) >= 0.3 else None
+                q = np.float32(d.quad)
+                white = white_reference(crop_from_quad(img, q))
+                x = cv2.dnn.blobFromImages([normalize_colour(p, white) for p in corner_patches(img, q)],
+                                           1 / 255.0, swapRB=True)
+                lo = sess.run(None, {inp: x})[0]
+                p = np.exp(lo - lo.max(1, keepdims=True))
+                p /= p.sum(1, keepdims=True)
+                rows.append({"share": share, "scene": n, "truth": truth, "below": below,
+                             "whole": [(c, round(v, 4)) for c, v in d.candidates[:3]],
+                             "corners": [[(classes[j], round(float(r[j]), 4)) for j in np.argsort(-r)[:3]] for r in p]})
+    with open(out, "w") as f:
+        json.dump(rows, f)
+    print(f"{len(rows)} detections -> {out}")
+
+
+if __name__ == "__main__":
+    main()
