@@ -76,11 +76,18 @@ def export_classifier(weights: Path, out: Path) -> Path:
     colour = json.loads(args_file.read_text()).get("colour") if args_file.is_file() else None
     if colour:
         meta["colour"] = colour
+    write_metadata(model, meta, dest)
+    return dest
+
+
+def write_metadata(model, meta: dict[str, str], dest: Path) -> None:
+    """Save an ONNX model with `meta` added to its metadata (what the recognizer reads)."""
+    import onnx
+
     for k, v in meta.items():
         p = model.metadata_props.add()
         p.key, p.value = k, v
     onnx.save(model, str(dest))
-    return dest
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -135,6 +135,42 @@ def _jitter(rng: np.random.Generator, crop: np.ndarray) -> np.ndarray:
     return np.clip(c, 0, 255).astype(np.uint8)
 
 
+def start_run(args):
+    """Seed torch and numpy from args.seed, set torch's threads, make the run folder and draw
+    the table textures: (start time, the run's rng, textures)."""
+    import torch
+
+    from models.scenes import make_table
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    args.out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    rng = np.random.default_rng(args.seed)
+    return t0, rng, [make_table(rng, 256, 256) for _ in range(args.textures)]
+
+
+def keep_checkpoint(net, out: Path, acc: float, best: float) -> float:
+    """Save the epoch's weights as last.pt, and as best.pt when its validation accuracy is at
+    least the best so far; the best so far after it."""
+    import torch
+
+    torch.save(net.state_dict(), out / "last.pt")
+    if acc >= best:
+        torch.save(net.state_dict(), out / "best.pt")
+        return acc
+    return best
+
+
+def fit_epochs(deadline: float, epoch_start: float, most: int) -> int:
+    """The epochs that fit before `deadline`, from the first epoch's pace (fitted once)."""
+    per_epoch_s = max(1e-3, time.time() - epoch_start)
+    fit = int((deadline - time.time()) / per_epoch_s) + 1
+    n = max(1, min(most, fit))
+    print(f"time limit: planning {n} epochs", flush=True)
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m models.train_classifier",
@@ -189,14 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     import torch.nn.functional as F
 
-    from models.scenes import make_table
-
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    args.out.mkdir(parents=True, exist_ok=True)
-    t0 = time.time()
-    rng = np.random.default_rng(args.seed)
-    textures = [make_table(rng, 256, 256) for _ in range(args.textures)]
+    t0, rng, textures = start_run(args)
     # real cards: trained on (cut out, then augmented like renders) and reported (whole path
     # of the held-out sets is measured by models.evaluate; here the classifier alone)
     real_cards = [(CLASSES.index(rc.card), rc, img) for rc, img in load_cutouts(real_train)]
@@ -323,16 +352,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         history.append(rec)
         print(json.dumps(rec), flush=True)
-        torch.save(net.state_dict(), args.out / "last.pt")
-        if val_acc >= best:
-            best = val_acc
-            torch.save(net.state_dict(), args.out / "best.pt")
+        best = keep_checkpoint(net, args.out, val_acc, best)
         if deadline and epoch == 0:
-            # fit the schedule to the time limit once, from the first epoch's pace
-            per_epoch_s = time.time() - te
-            fit = int((deadline - time.time()) / per_epoch_s) + 1
-            total_steps = max(1, min(args.epochs, fit)) * steps_per_epoch
-            print(f"time limit: planning {total_steps // steps_per_epoch} epochs", flush=True)
+            total_steps = fit_epochs(deadline, te, args.epochs) * steps_per_epoch
         epoch += 1
         if deadline and time.time() > deadline + 600:
             print("time limit overrun, stopping", flush=True)

@@ -195,10 +195,9 @@ def export(weights: Path, out: Path) -> Path:
     meta = {"names": json.dumps(list(CORNER_CLASSES)), "input": "RGB float 0..1, NCHW",
             "patch": json.dumps([CORNER_PX, CORNER_PX]), "span": json.dumps(list(CORNER_SPAN)),
             "colour": "white-ref-v1 (the whole crop's white)"}
-    for k, v in meta.items():
-        p = model.metadata_props.add()
-        p.key, p.value = k, v
-    onnx.save(model, str(out))
+    from models.export import write_metadata
+
+    write_metadata(model, meta, out)
     return out
 
 
@@ -240,15 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     from models.real_cards import SETS, check_disjoint, load_cutouts, parse_sets
-    from models.scenes import make_table
-    from models.train_classifier import render_bank
+    from models.train_classifier import fit_epochs, keep_checkpoint, render_bank, start_run
 
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    args.out.mkdir(parents=True, exist_ok=True)
-    t0 = time.time()
-    rng = np.random.default_rng(args.seed)
-    textures = [make_table(rng, 256, 256) for _ in range(args.textures)]
+    t0, rng, textures = start_run(args)
     real_train = parse_sets(args.real_train)
     real = [(rc.card, img) for rc, img in load_cutouts(real_train)]
     val_real = {}
@@ -287,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     net = build_net()
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     # crops per step: a batch, about twice as many corners; with a pool, one pass over it
-    steps = len(pool_y) // (2 * args.batch) if pool_x is not None else args.per_epoch // args.batch
+    steps = max(1, len(pool_y) // (2 * args.batch) if pool_x is not None else args.per_epoch // args.batch)
     total = args.epochs * steps
     deadline = t0 + args.minutes * 60 if args.minutes else None
 
@@ -332,14 +325,9 @@ def main(argv: list[str] | None = None) -> int:
                "seconds": round(time.time() - te, 1)}
         history.append(rec)
         print(json.dumps(rec), flush=True)
-        torch.save(net.state_dict(), args.out / "last.pt")
-        if acc >= best:
-            best = acc
-            torch.save(net.state_dict(), args.out / "best.pt")
+        best = keep_checkpoint(net, args.out, acc, best)
         if deadline and epoch == 0:
-            fit = int((deadline - time.time()) / max(1.0, time.time() - te)) + 1
-            total = max(1, min(args.epochs, fit)) * steps
-            print(f"time limit: planning {total // steps} epochs", flush=True)
+            total = fit_epochs(deadline, te, args.epochs) * steps
         if step >= total:
             break
     (args.out / "summary.json").write_text(json.dumps(

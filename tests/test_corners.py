@@ -149,3 +149,25 @@ def test_a_card_half_under_another_is_named_by_its_corner_where_the_whole_card_m
     assert "corners" in with_corners.last_timings
     # the card on top, whole, is read as before
     assert {d.card for d in with_corners.recognize(img)} - {below} == {d.card for d in without.recognize(img)} - {before.card}
+
+
+@pytest.mark.slow
+def test_a_tiny_corner_training_run_exports_a_reader_the_recognizer_loads(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    run = [sys.executable, "-m", "models", "train-corner"]
+    out = subprocess.run(run + ["--epochs", "1", "--pool", "200", "--bank", "1", "--val-per-class", "1",
+                                "--textures", "2", "--out", str(tmp_path / "c")],
+                         cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    summary = json.loads((tmp_path / "c/summary.json").read_text())
+    assert len(summary["history"]) == 1 and "mit" in summary["history"][0]["real"]  # held out, reported
+    out = subprocess.run(run + ["--export", str(tmp_path / "c/best.pt"), "--onnx", str(tmp_path / "c.onnx")],
+                         cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rec = CardRecognizer(PACKAGE_MODELS / DETECTOR_FILE, PACKAGE_MODELS / CLASSIFIER_FILE, corner_path=tmp_path / "c.onnx")
+    assert rec.corner_path == tmp_path / "c.onnx"

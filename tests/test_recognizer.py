@@ -171,9 +171,11 @@ def _card_on_table(card: str, centre, angle: float, long_side: float = 180.0, im
     return (img * (1 - alpha) + patch[:, :, :3] * alpha).astype(np.uint8), quad
 
 
-def _first_look_off(rec, monkeypatch, turn: float):
+def _first_look_off(rec, monkeypatch, turn: float, shift: float = 0.1, widen: float = 1.0):
     """The detector's first look boxes each card `turn` degrees off (its weak spot: cards
-    lying near 45 degrees); later looks are the real detector's."""
+    lying near 45 degrees), `shift` of its length aside and `widen` times too wide for it (as
+    a card on a busy pile is boxed with the card beneath); later looks are the real
+    detector's."""
     real = rec.detect
     calls = []
 
@@ -185,7 +187,9 @@ def _first_look_off(rec, monkeypatch, turn: float):
         out = []
         for q, score in found:
             (cx, cy), (w, h), a = cv2.minAreaRect(q)
-            out.append((cv2.boxPoints(((cx + 0.1 * h, cy), (w, h), a + turn)).astype(np.float32), max(score, 0.9)))
+            size = (w * widen, h) if w < h else (w, h * widen)
+            box = ((cx + shift * h, cy), size, a + turn)
+            out.append((cv2.boxPoints(box).astype(np.float32), max(score, 0.9)))
         return out
 
     monkeypatch.setattr(rec, "detect", detect)
@@ -285,36 +289,13 @@ def test_a_photo_of_many_small_cards_is_read_in_tiles(rec):
     assert [d.card for d in tiled.recognize(big)] == [d.card for d in rec.recognize(big)]
 
 
-def _first_look_square(rec, monkeypatch, turn: float, widen: float = 1.2):
-    """The detector's first look boxes each card `turn` degrees off and `widen` times too wide
-    for it (as a card on a busy pile is boxed with the card beneath); later looks are the
-    real detector's."""
-    real = rec.detect
-    calls = []
-
-    def detect(image, timings=None):
-        calls.append(image.shape)
-        found = real(image, timings)
-        if len(calls) > 1:
-            return found
-        out = []
-        for q, score in found:
-            (cx, cy), (w, h), a = cv2.minAreaRect(q)
-            size = (w * widen, h) if w < h else (w, h * widen)
-            out.append((cv2.boxPoints(((cx, cy), size, a + turn)).astype(np.float32), max(score, 0.9)))
-        return out
-
-    monkeypatch.setattr(rec, "detect", detect)
-    return calls
-
-
 def test_a_card_boxed_too_square_and_read_surely_wrong_is_named_from_a_card_shaped_second_look(monkeypatch):
     from vision.crops import order_portrait
     from vision.recognizer import SQUARE_ASPECT
 
     img, quad = _card_on_table("blue-7", (320, 240), 20.0)
     rec = CardRecognizer.default()
-    calls = _first_look_square(rec, monkeypatch, 15.0)
+    calls = _first_look_off(rec, monkeypatch, 15.0, shift=0.0, widen=1.2)
     (first, _), = rec.detect(img)
     (w, h) = cv2.minAreaRect(first)[1]
     assert min(w, h) / max(w, h) > SQUARE_ASPECT  # the first box is squarer than a card
@@ -331,7 +312,7 @@ def test_a_card_boxed_too_square_and_read_surely_wrong_is_named_from_a_card_shap
 def test_a_card_read_surely_keeps_its_reading_when_the_second_look_boxes_it_no_better(monkeypatch):
     img, quad = _card_on_table("red-skip", (320, 240), 20.0)
     rec = CardRecognizer.default()
-    _first_look_square(rec, monkeypatch, 15.0)
+    _first_look_off(rec, monkeypatch, 15.0, shift=0.0, widen=1.2)
     (cx, cy), (w, h), a = cv2.minAreaRect(quad)
     square = cv2.boxPoints(((cx, cy), (max(w, h), max(w, h)), a)).astype(np.float32)
     # the turned image gives only a square box near it, read as another card
