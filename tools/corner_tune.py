@@ -7,11 +7,9 @@ whole-card reading and its two corners' readings beside the truth, as JSON, for 
 import json
 import sys
 
-import cv2
 import numpy as np
 
 from models.evaluate import _iou, overlap_scene
-from vision.crops import corner_patches, crop_from_quad, normalize_colour, white_reference
 from vision.recognizer import CardRecognizer
 
 
@@ -19,7 +17,8 @@ def main() -> None:
     corner, out = sys.argv[1], sys.argv[2]
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 777
     rec = CardRecognizer.default(photos=True, corner_path=None)
-    sess, inp, classes = CardRecognizer._load_corner(corner, 2)
+    reader = CardRecognizer.default(photos=True, corner_path=corner)
+    classes = reader._corner[2]
     rows = []
     for share in (0.3, 0.5, 0.7):
         rng = np.random.default_rng([seed, int(share * 100)])
@@ -28,13 +27,7 @@ def main() -> None:
             for d in rec.recognize(img):
                 ious = (_iou(d.quad, q1), _iou(d.quad, q2))
                 truth = (below, top)[int(np.argmax(ious))] if max(ious) >= 0.3 else None
-                q = np.float32(d.quad)
-                white = white_reference(crop_from_quad(img, q))
-                x = cv2.dnn.blobFromImages([normalize_colour(p, white) for p in corner_patches(img, q)],
-                                           1 / 255.0, swapRB=True)
-                lo = sess.run(None, {inp: x})[0]
-                p = np.exp(lo - lo.max(1, keepdims=True))
-                p /= p.sum(1, keepdims=True)
+                p = reader.corner_readings(img, [np.float32(d.quad)])[0]
                 rows.append({"share": share, "scene": n, "truth": truth, "below": below,
                              "whole": [(c, round(v, 4)) for c, v in d.candidates[:3]],
                              "corners": [[(classes[j], round(float(r[j]), 4)) for j in np.argsort(-r)[:3]] for r in p]})

@@ -646,6 +646,24 @@ class CardRecognizer:
                 names[i] = best
         return names
 
+    def corner_readings(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+        """(N, 2, classes) the corner reader's probabilities for each box's two index corners
+        (`vision.crops.corner_quads` order; classes: `self._corner[2]`, "none" last)."""
+        from vision.crops import corner_patches, crop_from_quad, normalize_colour, white_reference
+
+        if self._corner is None:
+            raise ValueError("this recognizer has no corner reader (corner_path=None)")
+        sess, input_name, classes = self._corner
+        if not quads:
+            return np.zeros((0, 2, len(classes)), np.float32)
+        patches = []
+        for q in quads:
+            white = white_reference(crop_from_quad(image, q))  # as in training: the crop's
+            patches += [normalize_colour(c, white) for c in corner_patches(image, q)]
+        logits = sess.run(None, {input_name: cv2.dnn.blobFromImages(patches, 1 / 255.0, swapRB=True)})[0]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return (e / e.sum(axis=1, keepdims=True)).reshape(len(quads), 2, len(classes))
+
     def _read_corners(self, image, quads, names, timings):
         """Each card named less surely than CORNER_BELOW named anew from its corner index
         and the classifier together (CORNER_SURE), where the corner reader is loaded: its
@@ -655,16 +673,8 @@ class CardRecognizer:
         if self._corner is None or not unsure:
             timings["corners"] = 0.0
             return names
-        from vision.crops import corner_patches, crop_from_quad, normalize_colour, white_reference
-
-        sess, input_name, classes = self._corner
-        patches = []
-        for i in unsure:
-            white = white_reference(crop_from_quad(image, quads[i]))  # as in training: the crop's
-            patches += [normalize_colour(p, white) for p in corner_patches(image, quads[i])]
-        logits = sess.run(None, {input_name: cv2.dnn.blobFromImages(patches, 1 / 255.0, swapRB=True)})[0]
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        p = e / e.sum(axis=1, keepdims=True)
+        classes = self._corner[2]
+        p = self.corner_readings(image, [quads[i] for i in unsure]).reshape(-1, len(classes))
         names = list(names)
         faces = classes[:-1]  # "none" aside: a corner with no index says nothing of the face
         for k, i in enumerate(unsure):
