@@ -11,6 +11,10 @@ renders: 54 cards rendered with seeds the training never used, each laid on a ra
 map:    mAP50 and mAP50-95 of the exported detector on a synthetic validation set
         (ultralytics' OBB metrics; needs the `train` extra).
 speed:  median ms per stage on a 1280x720 synthetic table frame.
+overlap: one card 30 / 50 / 70% under another, rendered: recall of the covered card, precision;
+        and fanned hands of 3-6 cards, each showing a strip with its corner index.
+overlap-real: the same with the cards of each shared real set (`--sets`), cut out of the
+        photos at their outline: real card appearance under a real deck's other cards.
 """
 
 from __future__ import annotations
@@ -143,12 +147,16 @@ def render_on_table(rng: np.random.Generator, card: str, size: int = 480) -> np.
 
 
 def eval_renders(rec, seed: int = 424242) -> dict:
+    """One card per face alone on a random table: top-1 of the best-scored card, and any other
+    face reported beside it (`renders_extra`: made up, there is one card)."""
     rng = np.random.default_rng(seed)
-    right, misses = 0, []
+    right, misses, extra = 0, [], 0
     for card in ALL_FACES:
-        d = _main_card(rec.recognize(render_on_table(rng, card)))
+        dets = rec.recognize(render_on_table(rng, card))
+        d = _main_card(dets)
         pred = d.card if d else "none"
         right += pred == card
+        extra += sum(x is not d and x.card != "back" for x in dets)
         if pred != card:
             misses.append(f"{card} -> {pred}")
     return {
@@ -156,6 +164,7 @@ def eval_renders(rec, seed: int = 424242) -> dict:
         "renders_right": right,
         "renders_total": len(ALL_FACES),
         "renders_misses": misses,
+        "renders_extra": extra,
     }
 
 
@@ -175,20 +184,27 @@ def _paste(img: np.ndarray, art: np.ndarray, centre, angle: float, height: float
     return cv2.transform(corners[None], M)[0]
 
 
-def overlap_scene(rng: np.random.Generator, share: float, size=(640, 480)):
+def overlap_scene(rng: np.random.Generator, share: float, size=(640, 480), faces=None):
     """Two cards on a random table, the top one over `share` of the one below (sliding in
-    from a random side, a little turned). Returns (image, covered face, its quad, top face,
-    its quad, the covered card's visible fraction measured on the pixels)."""
+    from a random side, a little turned). faces: [(card, BGRA image)] to lay (two of other
+    faces, e.g. real photos cut out), else fresh renders. Returns (image, covered face, its
+    quad, top face, its quad, the covered card's visible fraction measured on the pixels)."""
     W, H = size
     img = make_table(rng, H, W).astype(np.float32)
-    below, top = rng.choice(len(ALL_FACES), 2, replace=False)
-    below, top = ALL_FACES[int(below)], ALL_FACES[int(top)]
+    if faces is None:
+        below, top = rng.choice(len(ALL_FACES), 2, replace=False)
+        below, top = ALL_FACES[int(below)], ALL_FACES[int(top)]
+    else:
+        i = int(rng.integers(len(faces)))
+        j = int(rng.choice([k for k, (c, _) in enumerate(faces) if c != faces[i][0]]))
+        (below, a1), (top, a2) = faces[i], faces[j]
     h = H * rng.uniform(0.38, 0.5)
     w = h * 56 / 87
     ang = rng.uniform(0, 360)
     c = np.array([W / 2, H / 2]) + rng.uniform(-0.05, 0.05, 2) * [W, H]
-    a1 = render_card(below, height=240, rng=rng, params=random_params(rng))
-    a2 = render_card(top, height=240, rng=rng, params=random_params(rng))
+    if faces is None:
+        a1 = render_card(below, height=240, rng=rng, params=random_params(rng))
+        a2 = render_card(top, height=240, rng=rng, params=random_params(rng))
     q1 = _paste(img, a1, c, ang, h)
     side = int(rng.integers(4))
     span = h if side in (0, 2) else w
@@ -214,8 +230,10 @@ def _iou(a, b) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
-def eval_overlap(rec, shares=(0.3, 0.5, 0.7), n: int = 60, seed: int = 515151) -> dict:
-    """Rendered overlaps: for each covered share, `n` scenes of one card half under another.
+def eval_overlap(rec, shares=(0.3, 0.5, 0.7), n: int = 60, seed: int = 515151, faces=None,
+                 desc: str = "overlap") -> dict:
+    """Rendered overlaps: for each covered share, `n` scenes of one card half under another
+    (faces: `overlap_scene`'s, else renders).
     recall_covered: the covered card reported with its face by a box on it (the truth box a
     detection overlaps most, IoU >= 0.3); recall_top: the same for the card on top;
     precision: detections named as the card they stand for, over all detections."""
@@ -225,8 +243,8 @@ def eval_overlap(rec, shares=(0.3, 0.5, 0.7), n: int = 60, seed: int = 515151) -
         hit = top_hit = good = dets_n = 0
         vis = []
         confusions: Counter = Counter()
-        for _ in range(n):
-            img, below, q1, top, q2, visible = overlap_scene(rng, share)
+        for _ in tqdm(range(n), desc=f"{desc} {int(share * 100)}%", unit="scene", leave=False):
+            img, below, q1, top, q2, visible = overlap_scene(rng, share, faces=faces)
             vis.append(visible)
             dets = rec.recognize(img)
             dets_n += len(dets)
@@ -253,6 +271,91 @@ def eval_overlap(rec, shares=(0.3, 0.5, 0.7), n: int = 60, seed: int = 515151) -
             "confusions": dict(confusions.most_common(8)),
         }
     return {"overlap": out}
+
+
+def eval_overlap_real(rec, sets: list[str], n: int = 60, seed: int = 525252) -> dict:
+    """Real-photo composites: `eval_overlap` and `eval_fan` with the cards of each named
+    shared set cut out at their outline (`models.real_cards.load_cutouts`), the cards of one
+    scene from the same set (one deck), per set."""
+    from models.real_cards import load_cutouts
+
+    out = {}
+    for name in sets:
+        faces = [(rc.card, art) for rc, art in load_cutouts([name], outline=True)]
+        out[name] = eval_overlap(rec, n=n, seed=seed, faces=faces, desc=f"overlap {name}")["overlap"]
+        out[name]["fan"] = eval_fan(rec, n=n, seed=seed + 1, faces=faces, desc=f"fan {name}")
+    return {"overlap_real": out}
+
+
+def fan_scene(rng: np.random.Generator, size=(640, 480), faces=None):
+    """A hand fanned on a random table: 3-6 cards of other faces, each laid over the one
+    before it, showing only a strip of 30-45% of its width (its corner index and an edge),
+    turned a few degrees apart as a hand fans. faces: as `overlap_scene`'s. Returns (image,
+    the faces from the bottom card up, each one's visible fraction)."""
+    W, H = size
+    img = make_table(rng, H, W).astype(np.float32)
+    k = int(rng.integers(3, 7))
+    if faces is None:
+        picked = [ALL_FACES[int(i)] for i in rng.choice(len(ALL_FACES), k, replace=False)]
+        arts = [render_card(c, height=240, rng=rng, params=random_params(rng)) for c in picked]
+    else:
+        by_face: dict[str, list[np.ndarray]] = {}
+        for card, art in faces:
+            by_face.setdefault(card, []).append(art)
+        picked = [str(c) for c in rng.choice(sorted(by_face), k, replace=False)]
+        arts = [by_face[c][int(rng.integers(len(by_face[c])))] for c in picked]
+    h = H * rng.uniform(0.3, 0.4)
+    w = h * 56 / 87
+    step = w * rng.uniform(0.3, 0.45)
+    ang = rng.uniform(0, 360)
+    turn = rng.uniform(0, 6)  # degrees between neighbours
+    t = np.radians(-ang)
+    ex = np.array([np.cos(t), np.sin(t)])  # across the cards (y down)
+    start = np.array([W / 2, H / 2]) - ex * step * (k - 1) / 2 + rng.uniform(-0.04, 0.04, 2) * [W, H]
+    masks = []
+    for i, art in enumerate(arts):
+        q = _paste(img, art, start + ex * step * i, ang - turn * (i - (k - 1) / 2), h)
+        m = np.zeros((H, W), np.uint8)
+        cv2.fillPoly(m, [q.astype(np.int32)], 1)
+        masks.append(m)
+    visible = []
+    for i, m in enumerate(masks):
+        above = np.zeros_like(m)
+        for m2 in masks[i + 1:]:
+            above |= m2
+        visible.append(float((m & (1 - above)).sum() / max(1, m.sum())))
+    return np.clip(img, 0, 255).astype(np.uint8), picked, visible
+
+
+def eval_fan(rec, n: int = 60, seed: int = 535353, faces=None, desc: str = "fan") -> dict:
+    """Fanned hands (`fan_scene`), read as people read a fan: which faces it holds.
+    recall_covered: the share of the fan's covered cards (all but the top one) whose face is
+    reported; recall_top: of the top cards; precision: detections naming one of the fan's
+    faces not already named, over all detections."""
+    rng = np.random.default_rng(seed)
+    covered = covered_hit = top_hit = good = dets_n = 0
+    vis: list[float] = []
+    missed: Counter = Counter()
+    for _ in tqdm(range(n), desc=desc, unit="scene", leave=False):
+        img, picked, visible = fan_scene(rng, faces=faces)
+        vis += visible[:-1]
+        named = [d.card for d in rec.recognize(img)]
+        dets_n += len(named)
+        good += len(set(named) & set(picked))  # a face named twice counts once
+        covered += len(picked) - 1
+        covered_hit += sum(c in named for c in picked[:-1])
+        top_hit += picked[-1] in named
+        missed.update(c for c in picked[:-1] if c not in named)
+    return {
+        "scenes": n,
+        "covered_cards": covered,
+        "visible_fraction_median": round(float(np.median(vis)), 3),
+        "recall_covered": round(covered_hit / max(1, covered), 3),
+        "recall_top": round(top_hit / n, 3),
+        "precision": round(good / max(1, dets_n), 3),
+        "detections": dets_n,
+        "missed_most": dict(missed.most_common(6)),
+    }
 
 
 def edge_variants(rng: np.random.Generator, card_bgr: np.ndarray, size=(640, 480)):
@@ -407,10 +510,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only", default="real,renders,map,speed",
-        help="comma list of: real, sets, renders, overlap, edge, bad, map, speed",
+        help="comma list of: real, sets, renders, overlap, overlap-real, edge, bad, map, speed",
     )
     ap.add_argument("--sets", default="all",
-                    help="shared real sets for `sets` and `edge` (models.real_cards.SETS)")
+                    help="shared real sets for `sets`, `overlap-real` and `edge` (models.real_cards.SETS)")
     ap.add_argument("--models", type=Path, default=None, help="folder with the two ONNX files")
     ap.add_argument("--real", type=Path, default=REAL_PHOTOS, help="real photos folder")
     ap.add_argument("--csv", type=Path, default=EVAL_DIR / "real_photos.csv")
@@ -429,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="read without the corner reader (CardRecognizer(corner_path=None)): the figures before it")
     args = ap.parse_args(argv)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
-    bad = parts - {"real", "sets", "renders", "overlap", "edge", "bad", "map", "speed"}
+    bad = parts - {"real", "sets", "renders", "overlap", "overlap-real", "edge", "bad", "map", "speed"}
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked
@@ -454,7 +557,14 @@ def main(argv: list[str] | None = None) -> int:
                   f"; not found {f['not_found']}; confusions {f['confusions']}")
     if "overlap" in parts:
         figures.update(eval_overlap(rec))
+        figures["overlap"]["fan"] = eval_fan(rec)
         print("overlap:", json.dumps(figures["overlap"]))
+    if "overlap-real" in parts:
+        from models.real_cards import parse_sets
+
+        figures.update(eval_overlap_real(rec, parse_sets(args.sets)))
+        for name, f in figures["overlap_real"].items():
+            print(f"overlap, {name} photos:", json.dumps(f))
     if "edge" in parts:
         from models.real_cards import parse_sets
 
@@ -467,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
         figures.update(eval_renders(rec))
         print(
             f"unseen renders: {figures['renders_right']}/{figures['renders_total']}; "
-            f"misses: {figures['renders_misses']}"
+            f"misses: {figures['renders_misses']}; other faces reported beside the card: {figures['renders_extra']}"
         )
     if "map" in parts:
         if args.map_data is None:

@@ -151,6 +151,43 @@ def test_a_card_half_under_another_is_named_by_its_corner_where_the_whole_card_m
     assert {d.card for d in with_corners.recognize(img)} - {below} == {d.card for d in without.recognize(img)} - {before.card}
 
 
+def test_a_box_on_a_cards_uncovered_end_is_grown_to_the_whole_card_it_may_be_the_end_of():
+    from models.evaluate import _iou
+    from vision.recognizer import _covered_card_shapes
+
+    art = render_card("red-7", height=200)
+    _, card = _on_table(art, (320, 240), 30.0)
+    for part, ends in ((0.5, (0, 1)), (0.35, (1, 2))):  # the top half; the right 35% (a fan)
+        a, b = card[list(ends)]
+        c, d = card[[(ends[1] + 1) % 4, (ends[0] - 1) % 4]]
+        box = np.float32([a, b, b + part * (c - b), a + part * (d - a)])
+        grown = _covered_card_shapes(box)
+        assert max(_iou(g, card) for g in grown) > 0.95
+        assert all(_iou(g, box) < 0.9 for g in grown)  # each one is a whole card, not the box
+    # a box of a card's shape: only the card lying across it (its long side as the width)
+    across = _covered_card_shapes(card)
+    assert len(across) == 2 and all(_iou(g, card) < 0.5 for g in across)
+
+
+@pytest.mark.parametrize("n", [53, 57])
+def test_a_card_boxed_by_its_uncovered_end_only_is_named_by_the_index_there(n, monkeypatch):
+    import vision.recognizer as recognizer
+    from models.evaluate import _iou
+
+    img, below, q1, top, q2, _ = _overlap_scene(n)
+    rec = CardRecognizer.default(photos=True)
+
+    def covered():
+        return [d.card for d in rec.recognize(img) if _iou(d.quad, q1) >= 0.3 and _iou(d.quad, q1) > _iou(d.quad, q2)]
+
+    assert covered() == [below]
+    with monkeypatch.context() as m:  # the index read only at the box's own corners
+        m.setattr(recognizer, "_covered_card_shapes", lambda quad: [])
+        assert covered() != [below]
+    # the card on top is read as it was
+    assert top in {d.card for d in rec.recognize(img)}
+
+
 @pytest.mark.slow
 def test_a_tiny_corner_training_run_exports_a_reader_the_recognizer_loads(tmp_path):
     import json

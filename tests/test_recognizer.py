@@ -277,7 +277,7 @@ def test_small_cards_in_a_big_photo_are_boxed_at_their_outline(rec):
 @pytest.mark.slow
 def test_a_photo_of_many_small_cards_is_read_in_tiles(rec):
     (img, truth), = _laid_out(1)
-    tiled = CardRecognizer(rec.detector_path, rec.classifier_path, tiles=True)
+    tiled = CardRecognizer(rec.detector_path, rec.classifier_path, tiles=True, corner_path=rec.corner_path)
     whole = _matched(rec.recognize(img), truth)
     parts = _matched(tiled.recognize(img), truth)
     found = sum(d is not None for *_, d in parts)

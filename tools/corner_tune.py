@@ -1,5 +1,7 @@
 """Rendered overlaps of a tuning seed (777: not the model card's 515151): every detection's
-whole-card reading and its two corners' readings beside the truth, as JSON, for choosing
+whole-card reading, its two corners' readings and (`with_grown`) each face's best over those
+and the corners of the whole cards the box may be the uncovered end of
+(`CardRecognizer._corner_faces`), beside the truth, as JSON, for choosing
 `vision.recognizer.CORNER_BELOW` / `CORNER_SURE` by replaying rules over them.
 
     python tools/corner_tune.py models/card_corner.onnx OUT.json [SEED]
@@ -28,9 +30,11 @@ def main() -> None:
                 ious = (_iou(d.quad, q1), _iou(d.quad, q2))
                 truth = (below, top)[int(np.argmax(ious))] if max(ious) >= 0.3 else None
                 p = reader.corner_readings(img, [np.float32(d.quad)])[0]
+                both = reader._corner_faces(img, np.float32(d.quad))
                 rows.append({"share": share, "scene": n, "truth": truth, "below": below,
                              "whole": [(c, round(v, 4)) for c, v in d.candidates[:3]],
-                             "corners": [[(classes[j], round(float(r[j]), 4)) for j in np.argsort(-r)[:3]] for r in p]})
+                             "corners": [[(classes[j], round(float(r[j]), 4)) for j in np.argsort(-r)[:3]] for r in p],
+                             "with_grown": [(classes[j], round(float(both[j]), 4)) for j in np.argsort(-both)[:3]]})
     with open(out, "w") as f:
         json.dump(rows, f)
     print(f"{len(rows)} detections -> {out}")

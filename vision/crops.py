@@ -108,10 +108,15 @@ def corner_quads(quad) -> list[np.ndarray]:
     return [card_points(q, span), card_points(np.roll(q, 2, axis=0), span)]
 
 
+def corner_patch(image: np.ndarray, corner) -> np.ndarray:
+    """One corner quad (as `corner_quads` gives it) as a CORNER_PX square BGR patch."""
+    return _warp(image, np.asarray(corner, np.float32), CORNER_PX, CORNER_PX)
+
+
 def corner_patches(image: np.ndarray, quad) -> list[np.ndarray]:
     """The two index corners of a card's box (`corner_quads`) as CORNER_PX square BGR
     patches, index upright."""
-    return [_warp(image, c, CORNER_PX, CORNER_PX) for c in corner_quads(quad)]
+    return [corner_patch(image, c) for c in corner_quads(quad)]
 
 
 # The colour normalisation a classifier was trained with: written into the ONNX file's
@@ -207,6 +212,7 @@ __all__ = [
     "CARD_ASPECT",
     "CORNER_PX",
     "CORNER_SPAN",
+    "corner_patch",
     "INDEX_SPAN",
     "card_points",
     "corner_patches",

@@ -48,6 +48,12 @@ CLASSIFIER_FILE = "card_classifier.onnx"
 CORNER_FILE = "card_corner.onnx"
 CORNER_BELOW = 0.7
 CORNER_SURE = 0.3
+# An unsure box is most often the uncovered end of a card half under another: its corners
+# are not the card's, so its index is read at the wrong place, turned and squeezed. So the
+# corners are also read on the whole cards it may be the end of (`_covered_card_shapes`),
+# those of them that lie in the box: the uncovered index at its own place and scale (the
+# tuning seeds 777 and 778: 50%-covered cards named 96 -> 106, 70% 9 -> 29, none named worse;
+# models/README.md, twelfth session).
 PACKAGE_MODELS = Path(__file__).resolve().parent.parent / "models"
 _CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
 # A second look (CardRecognizer._second_look) at boxes the detector scores this high but the
@@ -78,6 +84,24 @@ SQUARE_ASPECT = 0.72
 # neighbouring zone's cards, and a card cut there is not this zone's (a spurious play in the
 # rendered games, models/README.md).
 CUT_EDGE = 0.02
+# A hand fanned out shows each card under the top one only as a strip with its corner index,
+# too little for the detector to box. People read a fan by those indices, and so does
+# `CardRecognizer._read_fans`: from each card read surely, the cards a fan would lay beside it
+# (the same card shifted across or along itself by FAN_STEPS of its width or length, and
+# turned by FAN_TURNS degrees, as a hand fans) are read
+# by the corner reader at their one index corner that shows; a face read at least FAN_SURE
+# surely is a card, and the walk goes on from it by the same step, at most FAN_MAX cards a
+# way. Still photos only: on the table it would read the buried cards of the discard pile.
+FAN_STEPS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+FAN_TURNS = (0.0, -4.0, 4.0, -8.0, 8.0)
+FAN_NUDGE = 0.05
+# A patterned table can read as an index (a dotted green cloth as `green-draw2`), but has no
+# card's white border: a walked corner shows that border along its outer edges (the outer
+# FAN_BAND of its patch) on at least FAN_BORDER of them, or is no card.
+FAN_BAND = 0.2
+FAN_BORDER = 0.05
+FAN_SURE = 0.7
+FAN_MAX = 10
 # When the detector finds nothing, the whole image is read as one card (a close-up that fills
 # the frame) and kept only if the classifier is at least this sure of a face.
 WHOLE_IMAGE_MIN = 0.9
@@ -299,6 +323,39 @@ def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def _border_share(patch: np.ndarray) -> float:
+    """The share of a corner patch's outer band (its top and left FAN_BAND, where a card's
+    border runs) that is white; the patch colour-normalised (`normalize_colour`)."""
+    from vision.crops import WHITE_LEVEL
+
+    f = patch.astype(np.float32)
+    hi, lo = f.max(axis=2), f.min(axis=2)
+    white = (lo >= 0.7 * WHITE_LEVEL) & (hi - lo <= 45)
+    band = max(1, int(round(FAN_BAND * patch.shape[0])))
+    return float(np.concatenate([white[:band].ravel(), white[band:, :band].ravel()]).mean())
+
+
+def _covered_card_shapes(quad: np.ndarray) -> list[np.ndarray]:
+    """The whole cards a box may be the uncovered end of: each of its sides taken as a card's
+    width or length, the box grown across that side to a card's shape, away from one end or
+    the other (a box of a card's shape: only the card lying across it)."""
+    (cx, cy), (w, h), angle = cv2.minAreaRect(np.asarray(quad, np.float32))
+    if min(w, h) <= 0:
+        return []
+    a = np.radians(angle)
+    along_w, along_h = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    out = []
+    for full, grown, axis, sized in ((w, h, along_h, lambda t: (w, t)), (h, w, along_w, lambda t: (t, h))):
+        for target in (full / _CARD_ASPECT, full * _CARD_ASPECT):
+            extra = target - grown
+            if extra <= 0.05 * grown:
+                continue
+            for sign in (-1, 1):
+                centre = (cx + sign * axis[0] * extra / 2, cy + sign * axis[1] * extra / 2)
+                out.append(cv2.boxPoints((centre, sized(target), angle)))
+    return out
+
+
 # Two boxes read as the same face, overlapping this much (IoU) and turned alike within
 # SAME_CARD_TURN degrees, are one card boxed twice: a detector that learnt to box covered
 # cards may box the card under the top one, and that crop is read as the top card (its face
@@ -342,7 +399,9 @@ class CardRecognizer:
     image again turned by 45 degrees (see `_second_look`); whole_image: when the detector
     finds nothing, read the whole image as one card filling it (see `_whole_image`);
     corner_path: the corner reader (CORNER_FILE), which names a card the classifier is unsure
-    of by its corner index (see `_read_corners`; None: none)."""
+    of by its corner index (see `_read_corners`; None: none); fans: the cards of a fanned hand
+    that show only their corner index found from the cards read surely (`_read_fans`, needs
+    the corner reader)."""
 
     def __init__(
         self,
@@ -360,6 +419,7 @@ class CardRecognizer:
         whole_image: bool = False,
         complete_cut: bool = False,
         corner_path: str | os.PathLike | None = None,
+        fans: bool = False,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -373,6 +433,7 @@ class CardRecognizer:
         self.tiles = tiles
         self.whole_image = whole_image
         self.complete_cut = complete_cut
+        self.fans = fans
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -438,8 +499,10 @@ class CardRecognizer:
         """The shipped models in `models/`, or overrides in <data dir>/models/ if present
         (only `folder`'s, if given; a path given overrides its file); photos: the still
         photos' detector (PHOTO_DETECTOR_FILE) where there is one, and boxes cut by the
-        image's edge read as whole cards (`complete_cut`). The one place that ties the two."""
+        image's edge read as whole cards (`complete_cut`) and fanned hands walked by their
+        corner indices (`fans`). The one place that ties them."""
         kwargs.setdefault("complete_cut", photos)
+        kwargs.setdefault("fans", photos)
         # a folder of models made before the corner reader: the shipped one beside them
         corner_home = folder if folder is None or (Path(folder) / CORNER_FILE).is_file() else PACKAGE_MODELS
         kwargs.setdefault("corner_path", model_path(CORNER_FILE, folder=corner_home))
@@ -646,39 +709,62 @@ class CardRecognizer:
                 names[i] = best
         return names
 
-    def corner_readings(self, image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    def corner_readings(self, image: np.ndarray, quads: list[np.ndarray],
+                        whites: list[np.ndarray] | None = None) -> np.ndarray:
         """(N, 2, classes) the corner reader's probabilities for each box's two index corners
-        (`vision.crops.corner_quads` order; classes: `self._corner[2]`, "none" last)."""
-        from vision.crops import corner_patches, crop_from_quad, normalize_colour, white_reference
+        (`vision.crops.corner_quads` order; classes: `self._corner[2]`, "none" last); whites:
+        each box's white (`white_reference`), else measured on its own crop."""
+        from vision.crops import corner_quads, crop_from_quad, white_reference
 
         if self._corner is None:
             raise ValueError("this recognizer has no corner reader (corner_path=None)")
-        sess, input_name, classes = self._corner
         if not quads:
-            return np.zeros((0, 2, len(classes)), np.float32)
-        patches = []
-        for q in quads:
-            white = white_reference(crop_from_quad(image, q))  # as in training: the crop's
-            patches += [normalize_colour(c, white) for c in corner_patches(image, q)]
+            return np.zeros((0, 2, len(self._corner[2])), np.float32)
+        if whites is None:  # as in training: the white of the card's crop
+            whites = [white_reference(crop_from_quad(image, q)) for q in quads]
+        corners = [c for q in quads for c in corner_quads(q)]
+        return self._read_patches(image, corners, [w for w in whites for _ in range(2)]).reshape(len(quads), 2, -1)
+
+    def _read_patches(self, image: np.ndarray, corners: list[np.ndarray], whites: list[np.ndarray]) -> np.ndarray:
+        """(N, classes) the corner reader's probabilities of corner quads (`corner_quads`'
+        kind), each patch's colour normalised by its card's white."""
+        from vision.crops import corner_patch, normalize_colour
+
+        sess, input_name, _ = self._corner
+        patches = [normalize_colour(corner_patch(image, c), w) for c, w in zip(corners, whites, strict=True)]
         logits = sess.run(None, {input_name: cv2.dnn.blobFromImages(patches, 1 / 255.0, swapRB=True)})[0]
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return (e / e.sum(axis=1, keepdims=True)).reshape(len(quads), 2, len(classes))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def _corner_faces(self, image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+        """Each face's probability in the corner of the box that shows it best: the box's own
+        two corners, and those of the whole cards it may be the uncovered end of
+        (`_covered_card_shapes`) that lie in the box ("none" left out)."""
+        from vision.crops import corner_quads, crop_from_quad, white_reference
+
+        grown = _covered_card_shapes(quad)
+        white = white_reference(crop_from_quad(image, quad))
+        p = self.corner_readings(image, [quad, *grown], [white] * (1 + len(grown)))[:, :, :-1]
+        inside = [[True, True]] + [
+            [cv2.pointPolygonTest(np.float32(quad).reshape(-1, 1, 2), tuple(map(float, c.mean(axis=0))), False) >= 0
+             for c in corner_quads(g)]
+            for g in grown
+        ]
+        return p[np.asarray(inside)].max(axis=0)
 
     def _read_corners(self, image, quads, names, timings):
         """Each card named less surely than CORNER_BELOW named anew from its corner index
         and the classifier together (CORNER_SURE), where the corner reader is loaded: its
-        readings then the two averaged. Stage time: "corners"."""
+        readings (`_corner_faces`) then the two averaged. Stage time: "corners"."""
         t0 = time.perf_counter()
         unsure = [i for i, top in enumerate(names) if top[0][1] < CORNER_BELOW]
         if self._corner is None or not unsure:
             timings["corners"] = 0.0
             return names
-        classes = self._corner[2]
-        p = self.corner_readings(image, [quads[i] for i in unsure]).reshape(-1, len(classes))
         names = list(names)
-        faces = classes[:-1]  # "none" aside: a corner with no index says nothing of the face
-        for k, i in enumerate(unsure):
-            corner = p[2 * k: 2 * k + 2, :-1].max(axis=0)  # each face in the corner that shows it best
+        faces = self._corner[2][:-1]  # "none" aside: a corner with no index says nothing of the face
+        for i in unsure:
+            corner = self._corner_faces(image, quads[i])
             whole = dict(names[i])
             mixed = {f: (whole.get(f, 0.0) + float(corner[j])) / 2 for j, f in enumerate(faces)}
             best = max(mixed, key=mixed.get)
@@ -686,6 +772,109 @@ class CardRecognizer:
                 names[i] = sorted(mixed.items(), key=lambda t: -t[1])[:len(names[i])]
         timings["corners"] = (time.perf_counter() - t0) * 1e3
         return names
+
+    def _exposed_corners(self, image: np.ndarray, card: np.ndarray, beside: list[np.ndarray]) -> list[np.ndarray]:
+        """For each card in `beside` (shifted copies of `card`), the first of its index corners
+        (`corner_quads`) that lies outside `card` and whole in the image; None where none does."""
+        from vision.crops import corner_quads
+
+        ih, iw = image.shape[:2]
+        cq = np.float32(card).reshape(-1, 1, 2)
+        out = []
+        for b in beside:
+            shown = [c for c in corner_quads(b)
+                     if cv2.pointPolygonTest(cq, tuple(map(float, c.mean(axis=0))), False) < 0
+                     and c.min() >= 0 and c[:, 0].max() < iw and c[:, 1].max() < ih]
+            out.append(shown[0] if shown else None)
+        return out
+
+    def _fan_neighbour(self, image, card, axis, white):
+        """The card a fan would lay beside `card` towards `axis` (one of its sides, as a
+        vector), of FAN_STEPS x FAN_TURNS the one whose shown index corner is read surest:
+        (its quad, its corner, the corner reader's face probabilities), or None."""
+        from vision.crops import order_portrait
+
+        tries = []
+        for step in FAN_STEPS:
+            moved = card + axis * step
+            for turn in FAN_TURNS:
+                m = cv2.getRotationMatrix2D(tuple(map(float, moved.mean(axis=0))), turn, 1.0)
+                tries.append(order_portrait(cv2.transform(moved[None], m)[0]))
+        corners = self._exposed_corners(image, card, tries)
+        ok = [k for k, c in enumerate(corners) if c is not None]
+        if not ok:
+            return None
+        p = self._read_patches(image, [corners[k] for k in ok], [white] * len(ok))[:, :-1]
+        best = int(np.argmax(p.max(axis=1)))
+        quad, corner, read = tries[ok[best]], corners[ok[best]], p[best]
+        # a hand fans about a point near its bottom, so a card lies a little off the shifted
+        # and turned copy: the best one nudged by FAN_NUDGE of the card either way
+        side, down = (card[1] - card[0]), (card[3] - card[0])
+        nudged = [quad + (dx * side + dy * down) * FAN_NUDGE for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+        corners = self._exposed_corners(image, card, nudged)
+        ok = [k for k, c in enumerate(corners) if c is not None]
+        if ok:
+            p = self._read_patches(image, [corners[k] for k in ok], [white] * len(ok))[:, :-1]
+            k = int(np.argmax(p.max(axis=1)))
+            if p[k].max() > read.max():
+                quad, corner, read = nudged[ok[k]], corners[ok[k]], p[k]
+        return quad, corner, read
+
+    def _read_fans(self, image, found, quads, names, timings):
+        """The cards fanned under or beside each card read surely (`_fan_neighbour`,
+        FAN_SURE, FAN_BORDER), walked from card to card: added as found boxes (their whole card's quad,
+        the corner's reading), unless the corner lies in a box already read surely (that box
+        reads it; the walk goes on through it when it names the same face). Stage time:
+        "fans"."""
+        from vision.crops import (
+            corner_patch,
+            crop_from_quad,
+            normalize_colour,
+            order_portrait,
+            white_reference,
+        )
+
+        t0 = time.perf_counter()
+        faces = self._corner[2][:-1] if self._corner is not None else ()
+        surely = [i for i, top in enumerate(names) if top[0][1] >= SECOND_LOOK_BELOW]
+        boxes = [np.float32(q).reshape(-1, 1, 2) for q in quads]
+        added: list[tuple[np.ndarray, list[tuple[str, float]]]] = []
+        twice: set[int] = set()
+        for i in (i for i in surely if names[i][0][0] in faces):
+            start = order_portrait(quads[i])
+            white = white_reference(crop_from_quad(image, start))
+            across, along = start[1] - start[0], start[3] - start[0]
+            for way in (-across, across, -along, along):  # the neighbours to the left, right, ...
+                card = start
+                for _ in range(FAN_MAX):
+                    # this card's side facing the way the walk goes
+                    sides = (card[1] - card[0], card[3] - card[0])
+                    axis = max((sg * v for v in sides for sg in (1, -1)), key=lambda v: float(v @ way))
+                    got = self._fan_neighbour(image, card, axis, white)
+                    if got is None or got[2].max() < FAN_SURE:
+                        break
+                    nxt, corner, read = got
+                    if _border_share(normalize_colour(corner_patch(image, corner), white)) < FAN_BORDER:
+                        break  # no card's border there: the table's pattern
+                    face, sure = faces[int(np.argmax(read))], float(read.max())
+                    centre = tuple(map(float, corner.mean(axis=0)))
+                    inside = [k for k in surely if cv2.pointPolygonTest(boxes[k], centre, False) >= 0]
+                    if inside and all(names[k][0][0] != face for k in inside):
+                        break  # another card's box, read surely: that card is read there
+                    close = 0.1 * float(np.linalg.norm(across))
+                    if not inside and all(np.linalg.norm(q.mean(axis=0) - nxt.mean(axis=0)) > close for q, _ in added):
+                        added.append((nxt, [(face, sure)]))
+                        # an unsure box over that corner naming the same face: the same card
+                        twice |= {k for k, b in enumerate(boxes) if k not in surely and names[k][0][0] == face
+                                  and cv2.pointPolygonTest(b, centre, False) >= 0}
+                    card = nxt
+        timings["fans"] = (time.perf_counter() - t0) * 1e3
+        if not added:
+            return found, quads, names
+        keep = [k for k in range(len(quads)) if k not in twice]
+        return ([found[k] for k in keep] + [(q, 0.0) for q, _ in added],
+                [quads[k] for k in keep] + [q for q, _ in added],
+                [names[k] for k in keep] + [n for _, n in added])
 
     def _second_look(self, image: np.ndarray, turn: float = 45.0) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
         """Cards read in the image turned by `turn` degrees, their corners in this image's
@@ -809,6 +998,8 @@ class CardRecognizer:
                 break
         timings["second_look"] = (time.perf_counter() - t2) * 1e3
         names = self._read_corners(image, quads, names, timings)
+        if self.fans and self._corner is not None:
+            found, quads, names = self._read_fans(image, found, quads, names, timings)
         out = []
         for (_, score), quad, top in zip(found, quads, names, strict=True):
             card, prob = top[0]

@@ -1,0 +1,87 @@
+"""Fanned hands on still photos: the cards that show only a strip with their corner index are
+read by walking from the card on top (CardRecognizer._read_fans)."""
+
+import numpy as np
+import pytest
+
+from vision.recognizer import FAN_SURE, CardRecognizer
+
+
+def _fan(n: int, seed: int = 9090):
+    """Fan n of the seed the walk's threshold was chosen on (the model card's is another)."""
+    from models.evaluate import fan_scene
+
+    rng = np.random.default_rng(seed)
+    for _ in range(n + 1):
+        scene = fan_scene(rng)
+    return scene
+
+
+@pytest.fixture(scope="module")
+def photos():
+    return CardRecognizer.default(photos=True)
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_a_fanned_hand_is_read_by_the_corner_indices_its_strips_show(photos, n):
+    img, picked, visible = _fan(n)
+    assert max(visible[:-1]) < 0.5  # every card but the top one shows a strip only
+    found = photos.recognize(img)
+    assert set(picked) <= {d.card for d in found}
+    walked = [d for d in found if d.detector_confidence == 0.0]
+    assert walked and all(d.confidence >= FAN_SURE for d in walked)
+    assert "fans" in photos.last_timings
+    # without the walk some of the hand is not read
+    alone = CardRecognizer.default(photos=True, fans=False).recognize(img)
+    assert not set(picked) <= {d.card for d in alone}
+
+
+def test_a_card_found_by_the_walk_is_not_reported_twice(photos):
+    img, picked, _ = _fan(0)
+    cards = [d.card for d in photos.recognize(img)]
+    assert len(cards) == len(set(cards)) == len(picked)
+
+
+def test_the_table_does_not_walk_fans():
+    # the discard pile's buried cards show their corners too: they were played before
+    img, _, _ = _fan(0)
+    table = CardRecognizer.default()
+    assert not table.fans
+    assert all(d.detector_confidence > 0 for d in table.recognize(img))
+
+
+@pytest.mark.parametrize("angle", [0.0, 35.0, 90.0, 160.0])
+def test_a_lone_card_has_no_fanned_neighbours(photos, angle):
+    from models.evaluate import _paste
+    from models.scenes import make_table
+    from vision.render import render_card
+
+    rng = np.random.default_rng(int(angle))
+    img = make_table(rng, 480, 640).astype(np.float32)
+    _paste(img, render_card("blue-4", height=240, seed=3), (320, 240), angle, 200.0)
+    found = photos.recognize(np.clip(img, 0, 255).astype(np.uint8))
+    assert [d.card for d in found] == ["blue-4"]
+
+
+def test_a_patterned_table_read_as_an_index_is_no_card(photos, monkeypatch):
+    import vision.recognizer as recognizer
+    from models.evaluate import render_on_table
+    from vision.render import ALL_FACES
+
+    rng = np.random.default_rng(4242)  # the phantoms' tuning seed: its 160th table is dotted
+    for k in range(160):
+        img = render_on_table(rng, ALL_FACES[k % len(ALL_FACES)], size=640)
+    assert [d.card for d in photos.recognize(img)] == ["blue-draw2"]
+    monkeypatch.setattr(recognizer, "FAN_BORDER", 0.0)
+    assert len(photos.recognize(img)) > 1  # without the border check its dots read as cards
+
+
+def test_a_corner_shows_a_cards_border_and_a_cloth_does_not():
+    from vision.crops import CORNER_PX, WHITE_LEVEL
+    from vision.recognizer import FAN_BORDER, _border_share
+
+    cloth = np.zeros((CORNER_PX, CORNER_PX, 3), np.uint8)
+    cloth[::4, ::4] = (60, 200, 90)  # green dots
+    corner = np.full_like(cloth, (40, 160, 60))
+    corner[:5], corner[:, :5] = int(WHITE_LEVEL), int(WHITE_LEVEL)  # the white border, top and left
+    assert _border_share(cloth) < FAN_BORDER <= _border_share(corner)
