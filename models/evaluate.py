@@ -12,7 +12,8 @@ map:    mAP50 and mAP50-95 of the exported detector on a synthetic validation se
         (ultralytics' OBB metrics; needs the `train` extra).
 speed:  median ms per stage on a 1280x720 synthetic table frame.
 overlap: one card 30 / 50 / 70% under another, rendered: recall of the covered card, precision;
-        and fanned hands of 3-6 cards, each showing a strip with its corner index.
+        fanned hands of 3-6 cards, each showing a strip with its corner index; and table
+        scenes of 4-13 cards dropped at any angle, overlapping (card recall, precision, F1).
 overlap-real: the same with the cards of each shared real set (`--sets`), cut out of the
         photos at their outline: real card appearance under a real deck's other cards.
 """
@@ -35,6 +36,8 @@ from models.scenes import make_scene, make_table
 from vision.render import ALL_FACES, random_params, render_card
 
 REAL_PHOTOS = Path("/work/shared/data/real-cards-mit")
+# what `uno-table detect` reports (vision.config.OnnxDetectorConfig.min_confidence's default)
+REPORTED = 0.25
 EVAL_DIR = Path(__file__).resolve().parent / "eval"
 
 
@@ -274,7 +277,7 @@ def eval_overlap(rec, shares=(0.3, 0.5, 0.7), n: int = 60, seed: int = 515151, f
 
 
 def eval_overlap_real(rec, sets: list[str], n: int = 60, seed: int = 525252) -> dict:
-    """Real-photo composites: `eval_overlap` and `eval_fan` with the cards of each named
+    """Real-photo composites: `eval_overlap`, `eval_fan` and `eval_table` with the cards of each named
     shared set cut out at their outline (`models.real_cards.load_cutouts`), the cards of one
     scene from the same set (one deck), per set."""
     from models.real_cards import load_cutouts
@@ -284,6 +287,7 @@ def eval_overlap_real(rec, sets: list[str], n: int = 60, seed: int = 525252) -> 
         faces = [(rc.card, art) for rc, art in load_cutouts([name], outline=True)]
         out[name] = eval_overlap(rec, n=n, seed=seed, faces=faces, desc=f"overlap {name}")["overlap"]
         out[name]["fan"] = eval_fan(rec, n=n, seed=seed + 1, faces=faces, desc=f"fan {name}")
+        out[name]["table"] = eval_table(rec, seed=seed + 2, faces=faces, desc=f"table {name}")
     return {"overlap_real": out}
 
 
@@ -355,6 +359,87 @@ def eval_fan(rec, n: int = 60, seed: int = 535353, faces=None, desc: str = "fan"
         "precision": round(good / max(1, dets_n), 3),
         "detections": dets_n,
         "missed_most": dict(missed.most_common(6)),
+    }
+
+
+def table_scene(rng: np.random.Generator, size=(960, 720), faces=None):
+    """Cards dropped on a random table as a game leaves them: 4-13 cards of other faces at any
+    angle, each laid over those before it where they meet. faces: as `overlap_scene`'s.
+    Returns (image, the faces from the bottom card up, each one's visible fraction, whether
+    one of its index corners shows: `INDEX_SPAN` at either end at least 85% uncovered)."""
+    from vision.crops import INDEX_SPAN
+
+    W, H = size
+    img = make_table(rng, H, W).astype(np.float32)
+    k = int(rng.integers(4, 14))
+    if faces is None:
+        picked = [ALL_FACES[int(i)] for i in rng.choice(len(ALL_FACES), k, replace=False)]
+        arts = [render_card(c, height=240, rng=rng, params=random_params(rng)) for c in picked]
+    else:
+        by_face: dict[str, list[np.ndarray]] = {}
+        for card, art in faces:
+            by_face.setdefault(card, []).append(art)
+        picked = [str(c) for c in rng.choice(sorted(by_face), min(k, len(by_face)), replace=False)]
+        arts = [by_face[c][int(rng.integers(len(by_face[c])))] for c in picked]
+    h = H * rng.uniform(0.2, 0.3)
+    masks, index = [], []
+    (u0, v0), (u1, v1) = INDEX_SPAN
+    for art in arts:
+        c = np.array([W, H]) * rng.uniform(0.25, 0.75, 2)
+        q = _paste(img, art, c, rng.uniform(0, 360), h)
+        m = np.zeros((H, W), np.uint8)
+        cv2.fillPoly(m, [q.astype(np.int32)], 1)
+        masks.append(m)
+        unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+        to_img = cv2.getPerspectiveTransform(unit, np.float32(q))
+        ends = []
+        for box in ([[u0, v0], [u1, v0], [u1, v1], [u0, v1]], [[1 - u0, 1 - v0], [1 - u1, 1 - v0], [1 - u1, 1 - v1], [1 - u0, 1 - v1]]):
+            mi = np.zeros((H, W), np.uint8)
+            cv2.fillPoly(mi, [cv2.perspectiveTransform(np.float32(box)[None], to_img)[0].astype(np.int32)], 1)
+            ends.append(mi)
+        index.append(ends)
+    visible, shown = [], []
+    for i, m in enumerate(masks):
+        above = np.zeros_like(m)
+        for m2 in masks[i + 1:]:
+            above |= m2
+        visible.append(float((m & (1 - above)).sum() / max(1, m.sum())))
+        shown.append(any((e & (1 - above)).sum() >= 0.85 * max(1, e.sum()) for e in index[i]))
+    return np.clip(img, 0, 255).astype(np.uint8), picked, visible, shown
+
+
+def eval_table(rec, n: int = 40, seed: int = 545454, faces=None, desc: str = "table") -> dict:
+    """Table scenes (`table_scene`), read as a player reads the table: which faces lie on it
+    (those `uno-table detect` reports: confidence at least REPORTED).
+    recall_readable: of the cards with a third of their face and an index corner showing, the
+    share whose face is reported (what a person reads); recall_all: of every card; precision:
+    reported faces that lie on the table, over all reported (a face reported twice counts once
+    right); f1 of recall_readable and precision."""
+    rng = np.random.default_rng(seed)
+    readable = readable_hit = cards = cards_hit = good = dets_n = exact = 0
+    for _ in tqdm(range(n), desc=desc, unit="scene", leave=False):
+        img, picked, visible, shown = table_scene(rng, faces=faces)
+        reported = [d.card for d in rec.recognize(img) if d.card != "back" and d.confidence >= REPORTED]
+        named = set(reported)
+        dets_n += len(reported)
+        good += len(set(reported) & set(picked))
+        ok = [v >= 1 / 3 and s for v, s in zip(visible, shown, strict=True)]
+        readable += sum(ok)
+        readable_hit += sum(c in named for c, o in zip(picked, ok, strict=True) if o)
+        cards += len(picked)
+        cards_hit += sum(c in named for c in picked)
+        exact += {c for c, o in zip(picked, ok, strict=True) if o} <= named and set(reported) <= set(picked)
+    r, p = readable_hit / max(1, readable), good / max(1, dets_n)
+    return {
+        "scenes": n,
+        "cards": cards,
+        "readable_cards": readable,
+        "recall_readable": round(r, 3),
+        "recall_all": round(cards_hit / max(1, cards), 3),
+        "precision": round(p, 3),
+        "f1": round(2 * r * p / max(1e-9, r + p), 3),
+        "scenes_exactly_right": exact,
+        "reported": dets_n,
     }
 
 
@@ -558,6 +643,7 @@ def main(argv: list[str] | None = None) -> int:
     if "overlap" in parts:
         figures.update(eval_overlap(rec))
         figures["overlap"]["fan"] = eval_fan(rec)
+        figures["overlap"]["table"] = eval_table(rec)
         print("overlap:", json.dumps(figures["overlap"]))
     if "overlap-real" in parts:
         from models.real_cards import parse_sets

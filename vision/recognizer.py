@@ -328,11 +328,10 @@ def _border_share(patch: np.ndarray) -> float:
     border runs) that is white; the patch colour-normalised (`normalize_colour`)."""
     from vision.crops import WHITE_LEVEL
 
-    f = patch.astype(np.float32)
-    hi, lo = f.max(axis=2), f.min(axis=2)
-    white = (lo >= 0.7 * WHITE_LEVEL) & (hi - lo <= 45)
     band = max(1, int(round(FAN_BAND * patch.shape[0])))
-    return float(np.concatenate([white[:band].ravel(), white[band:, :band].ravel()]).mean())
+    px = np.concatenate([patch[:band].reshape(-1, 3), patch[band:, :band].reshape(-1, 3)]).astype(np.int16)
+    hi, lo = px.max(axis=1), px.min(axis=1)
+    return float(((lo >= 0.7 * WHITE_LEVEL) & (hi - lo <= 45)).mean())
 
 
 def _covered_card_shapes(quad: np.ndarray) -> list[np.ndarray]:
@@ -728,10 +727,16 @@ class CardRecognizer:
     def _read_patches(self, image: np.ndarray, corners: list[np.ndarray], whites: list[np.ndarray]) -> np.ndarray:
         """(N, classes) the corner reader's probabilities of corner quads (`corner_quads`'
         kind), each patch's colour normalised by its card's white."""
+        return self._read_normalised(self._normalised_patches(image, corners, whites))
+
+    @staticmethod
+    def _normalised_patches(image: np.ndarray, corners: list[np.ndarray], whites: list[np.ndarray]) -> list[np.ndarray]:
         from vision.crops import corner_patch, normalize_colour
 
+        return [normalize_colour(corner_patch(image, c), w) for c, w in zip(corners, whites, strict=True)]
+
+    def _read_normalised(self, patches: list[np.ndarray]) -> np.ndarray:
         sess, input_name, _ = self._corner
-        patches = [normalize_colour(corner_patch(image, c), w) for c, w in zip(corners, whites, strict=True)]
         logits = sess.run(None, {input_name: cv2.dnn.blobFromImages(patches, 1 / 255.0, swapRB=True)})[0]
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
@@ -790,9 +795,25 @@ class CardRecognizer:
 
     def _fan_neighbour(self, image, card, axis, white):
         """The card a fan would lay beside `card` towards `axis` (one of its sides, as a
-        vector), of FAN_STEPS x FAN_TURNS the one whose shown index corner is read surest:
-        (its quad, its corner, the corner reader's face probabilities), or None."""
+        vector), of FAN_STEPS x FAN_TURNS the one whose shown index corner is read surest
+        (nudged by FAN_NUDGE): (its quad, its corner, the corner reader's face
+        probabilities), or None where that corner shows no card's border (FAN_BORDER); where
+        none of them does (the way off the cards) nothing is read."""
         from vision.crops import order_portrait
+
+        def best_of(quads):
+            corners = self._exposed_corners(image, card, quads)
+            shown = [k for k, c in enumerate(corners) if c is not None]
+            patches = self._normalised_patches(image, [corners[k] for k in shown], [white] * len(shown))
+            bordered = [_border_share(pt) >= FAN_BORDER for pt in patches]
+            if not any(bordered):
+                return None
+            p = self._read_normalised(patches)[:, :-1]
+            best = int(np.argmax(p.max(axis=1)))
+            if not bordered[best]:
+                return None  # read surest where no card's border shows: the table's pattern
+            k = shown[best]
+            return quads[k], corners[k], p[best]
 
         tries = []
         for step in FAN_STEPS:
@@ -800,25 +821,15 @@ class CardRecognizer:
             for turn in FAN_TURNS:
                 m = cv2.getRotationMatrix2D(tuple(map(float, moved.mean(axis=0))), turn, 1.0)
                 tries.append(order_portrait(cv2.transform(moved[None], m)[0]))
-        corners = self._exposed_corners(image, card, tries)
-        ok = [k for k, c in enumerate(corners) if c is not None]
-        if not ok:
+        got = best_of(tries)
+        if got is None:
             return None
-        p = self._read_patches(image, [corners[k] for k in ok], [white] * len(ok))[:, :-1]
-        best = int(np.argmax(p.max(axis=1)))
-        quad, corner, read = tries[ok[best]], corners[ok[best]], p[best]
         # a hand fans about a point near its bottom, so a card lies a little off the shifted
         # and turned copy: the best one nudged by FAN_NUDGE of the card either way
         side, down = (card[1] - card[0]), (card[3] - card[0])
-        nudged = [quad + (dx * side + dy * down) * FAN_NUDGE for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
-        corners = self._exposed_corners(image, card, nudged)
-        ok = [k for k, c in enumerate(corners) if c is not None]
-        if ok:
-            p = self._read_patches(image, [corners[k] for k in ok], [white] * len(ok))[:, :-1]
-            k = int(np.argmax(p.max(axis=1)))
-            if p[k].max() > read.max():
-                quad, corner, read = nudged[ok[k]], corners[ok[k]], p[k]
-        return quad, corner, read
+        quad = got[0]
+        nudged = best_of([quad + (dx * side + dy * down) * FAN_NUDGE for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy])
+        return nudged if nudged is not None and nudged[2].max() > got[2].max() else got
 
     def _read_fans(self, image, found, quads, names, timings):
         """The cards fanned under or beside each card read surely (`_fan_neighbour`,
@@ -826,13 +837,7 @@ class CardRecognizer:
         the corner's reading), unless the corner lies in a box already read surely (that box
         reads it; the walk goes on through it when it names the same face). Stage time:
         "fans"."""
-        from vision.crops import (
-            corner_patch,
-            crop_from_quad,
-            normalize_colour,
-            order_portrait,
-            white_reference,
-        )
+        from vision.crops import crop_from_quad, order_portrait, white_reference
 
         t0 = time.perf_counter()
         faces = self._corner[2][:-1] if self._corner is not None else ()
@@ -854,8 +859,6 @@ class CardRecognizer:
                     if got is None or got[2].max() < FAN_SURE:
                         break
                     nxt, corner, read = got
-                    if _border_share(normalize_colour(corner_patch(image, corner), white)) < FAN_BORDER:
-                        break  # no card's border there: the table's pattern
                     face, sure = faces[int(np.argmax(read))], float(read.max())
                     centre = tuple(map(float, corner.mean(axis=0)))
                     inside = [k for k in surely if cv2.pointPolygonTest(boxes[k], centre, False) >= 0]
