@@ -291,6 +291,32 @@ def eval_overlap_real(rec, sets: list[str], n: int = 60, seed: int = 525252) -> 
     return {"overlap_real": out}
 
 
+def _pick_cards(rng: np.random.Generator, k: int, faces=None) -> tuple[list[str], list[np.ndarray]]:
+    """k cards of other faces for a scene, and their BGRA images: fresh renders, or one
+    photo each of `faces` ([(card, BGRA image)], a face's photo drawn among its own)."""
+    if faces is None:
+        picked = [ALL_FACES[int(i)] for i in rng.choice(len(ALL_FACES), k, replace=False)]
+        return picked, [render_card(c, height=240, rng=rng, params=random_params(rng)) for c in picked]
+    by_face: dict[str, list[np.ndarray]] = {}
+    for card, art in faces:
+        by_face.setdefault(card, []).append(art)
+    picked = [str(c) for c in rng.choice(sorted(by_face), min(k, len(by_face)), replace=False)]
+    return picked, [by_face[c][int(rng.integers(len(by_face[c])))] for c in picked]
+
+
+def _uncovered(mask: np.ndarray, above: list[np.ndarray]) -> float:
+    """The share of `mask` that none of the masks `above` it covers."""
+    over = np.zeros_like(mask)
+    for m in above:
+        over |= m
+    return float((mask & (1 - over)).sum() / max(1, mask.sum()))
+
+
+def _visible(masks: list[np.ndarray]) -> list[float]:
+    """Each card's visible share, its mask in laying order (each later one on top)."""
+    return [_uncovered(m, masks[i + 1:]) for i, m in enumerate(masks)]
+
+
 def fan_scene(rng: np.random.Generator, size=(640, 480), faces=None):
     """A hand fanned on a random table: 3-6 cards of other faces, each laid over the one
     before it, showing only a strip of 30-45% of its width (its corner index and an edge),
@@ -299,15 +325,7 @@ def fan_scene(rng: np.random.Generator, size=(640, 480), faces=None):
     W, H = size
     img = make_table(rng, H, W).astype(np.float32)
     k = int(rng.integers(3, 7))
-    if faces is None:
-        picked = [ALL_FACES[int(i)] for i in rng.choice(len(ALL_FACES), k, replace=False)]
-        arts = [render_card(c, height=240, rng=rng, params=random_params(rng)) for c in picked]
-    else:
-        by_face: dict[str, list[np.ndarray]] = {}
-        for card, art in faces:
-            by_face.setdefault(card, []).append(art)
-        picked = [str(c) for c in rng.choice(sorted(by_face), k, replace=False)]
-        arts = [by_face[c][int(rng.integers(len(by_face[c])))] for c in picked]
+    picked, arts = _pick_cards(rng, k, faces)
     h = H * rng.uniform(0.3, 0.4)
     w = h * 56 / 87
     step = w * rng.uniform(0.3, 0.45)
@@ -322,13 +340,7 @@ def fan_scene(rng: np.random.Generator, size=(640, 480), faces=None):
         m = np.zeros((H, W), np.uint8)
         cv2.fillPoly(m, [q.astype(np.int32)], 1)
         masks.append(m)
-    visible = []
-    for i, m in enumerate(masks):
-        above = np.zeros_like(m)
-        for m2 in masks[i + 1:]:
-            above |= m2
-        visible.append(float((m & (1 - above)).sum() / max(1, m.sum())))
-    return np.clip(img, 0, 255).astype(np.uint8), picked, visible
+    return np.clip(img, 0, 255).astype(np.uint8), picked, _visible(masks)
 
 
 def eval_fan(rec, n: int = 60, seed: int = 535353, faces=None, desc: str = "fan") -> dict:
@@ -371,16 +383,7 @@ def table_scene(rng: np.random.Generator, size=(960, 720), faces=None):
 
     W, H = size
     img = make_table(rng, H, W).astype(np.float32)
-    k = int(rng.integers(4, 14))
-    if faces is None:
-        picked = [ALL_FACES[int(i)] for i in rng.choice(len(ALL_FACES), k, replace=False)]
-        arts = [render_card(c, height=240, rng=rng, params=random_params(rng)) for c in picked]
-    else:
-        by_face: dict[str, list[np.ndarray]] = {}
-        for card, art in faces:
-            by_face.setdefault(card, []).append(art)
-        picked = [str(c) for c in rng.choice(sorted(by_face), min(k, len(by_face)), replace=False)]
-        arts = [by_face[c][int(rng.integers(len(by_face[c])))] for c in picked]
+    picked, arts = _pick_cards(rng, int(rng.integers(4, 14)), faces)
     h = H * rng.uniform(0.2, 0.3)
     masks, index = [], []
     (u0, v0), (u1, v1) = INDEX_SPAN
@@ -398,14 +401,8 @@ def table_scene(rng: np.random.Generator, size=(960, 720), faces=None):
             cv2.fillPoly(mi, [cv2.perspectiveTransform(np.float32(box)[None], to_img)[0].astype(np.int32)], 1)
             ends.append(mi)
         index.append(ends)
-    visible, shown = [], []
-    for i, m in enumerate(masks):
-        above = np.zeros_like(m)
-        for m2 in masks[i + 1:]:
-            above |= m2
-        visible.append(float((m & (1 - above)).sum() / max(1, m.sum())))
-        shown.append(any((e & (1 - above)).sum() >= 0.85 * max(1, e.sum()) for e in index[i]))
-    return np.clip(img, 0, 255).astype(np.uint8), picked, visible, shown
+    shown = [any(_uncovered(e, masks[i + 1:]) >= 0.85 for e in ends) for i, ends in enumerate(index)]
+    return np.clip(img, 0, 255).astype(np.uint8), picked, _visible(masks), shown
 
 
 def eval_table(rec, n: int = 40, seed: int = 545454, faces=None, desc: str = "table") -> dict:
