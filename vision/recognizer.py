@@ -833,10 +833,10 @@ class CardRecognizer:
 
     def _read_fans(self, image, found, quads, names, timings):
         """The cards fanned under or beside each card read surely (`_fan_neighbour`,
-        FAN_SURE, FAN_BORDER), walked from card to card: added as found boxes (their whole card's quad,
-        the corner's reading), unless the corner lies in a box already read surely (that box
-        reads it; the walk goes on through it when it names the same face). Stage time:
-        "fans"."""
+        FAN_SURE, FAN_BORDER), walked from card to card: added as found cards (their whole
+        card's quad, the corner's reading, detector score 0: no box of the detector's), unless
+        the corner lies in a box already read surely (that box reads it; the walk goes on
+        through it when it names the same face). Stage time: "fans"."""
         from vision.crops import crop_from_quad, order_portrait, white_reference
 
         t0 = time.perf_counter()
