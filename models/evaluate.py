@@ -215,12 +215,8 @@ def overlap_scene(rng: np.random.Generator, share: float, size=(640, 480), faces
     ex, ey = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
     d = {0: -ey, 1: ex, 2: ey, 3: -ex}[side]
     c2 = c + d * span * (1 - share) + rng.normal(0, 0.02, 2) * w
-    m1 = np.zeros((H, W), np.uint8)
-    cv2.fillPoly(m1, [q1.astype(np.int32)], 1)
     q2 = _paste(img, a2, c2, ang + rng.normal(0, 6), h)
-    m2 = np.zeros((H, W), np.uint8)
-    cv2.fillPoly(m2, [q2.astype(np.int32)], 1)
-    visible = float((m1 & (1 - m2)).sum() / max(1, m1.sum()))
+    visible = _uncovered(_mask(q1, (H, W)), [_mask(q2, (H, W))])
     return np.clip(img, 0, 255).astype(np.uint8), below, q1, top, q2, visible
 
 
@@ -276,15 +272,21 @@ def eval_overlap(rec, shares=(0.3, 0.5, 0.7), n: int = 60, seed: int = 515151, f
     return {"overlap": out}
 
 
+def real_faces(name: str) -> list[tuple[str, np.ndarray]]:
+    """The cards of shared set `name` cut out at their outline, as scenes lay them:
+    [(card, BGRA image)] (`models.real_cards.load_cutouts`)."""
+    from models.real_cards import load_cutouts
+
+    return [(rc.card, art) for rc, art in load_cutouts([name], outline=True)]
+
+
 def eval_overlap_real(rec, sets: list[str], n: int = 60, seed: int = 525252) -> dict:
     """Real-photo composites: `eval_overlap`, `eval_fan` and `eval_table` with the cards of each named
     shared set cut out at their outline (`models.real_cards.load_cutouts`), the cards of one
     scene from the same set (one deck), per set."""
-    from models.real_cards import load_cutouts
-
     out = {}
     for name in sets:
-        faces = [(rc.card, art) for rc, art in load_cutouts([name], outline=True)]
+        faces = real_faces(name)
         out[name] = eval_overlap(rec, n=n, seed=seed, faces=faces, desc=f"overlap {name}")["overlap"]
         out[name]["fan"] = eval_fan(rec, n=n, seed=seed + 1, faces=faces, desc=f"fan {name}")
         out[name]["table"] = eval_table(rec, seed=seed + 2, faces=faces, desc=f"table {name}")
@@ -302,6 +304,13 @@ def _pick_cards(rng: np.random.Generator, k: int, faces=None) -> tuple[list[str]
         by_face.setdefault(card, []).append(art)
     picked = [str(c) for c in rng.choice(sorted(by_face), min(k, len(by_face)), replace=False)]
     return picked, [by_face[c][int(rng.integers(len(by_face[c])))] for c in picked]
+
+
+def _mask(quad: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """A 0/1 mask of `shape` (H, W) that is 1 inside `quad`."""
+    m = np.zeros(shape, np.uint8)
+    cv2.fillPoly(m, [np.asarray(quad).astype(np.int32)], 1)
+    return m
 
 
 def _uncovered(mask: np.ndarray, above: list[np.ndarray]) -> float:
@@ -336,10 +345,7 @@ def fan_scene(rng: np.random.Generator, size=(640, 480), faces=None):
     start = np.array([W / 2, H / 2]) - ex * step * (k - 1) / 2 + rng.uniform(-0.04, 0.04, 2) * [W, H]
     masks = []
     for i, art in enumerate(arts):
-        q = _paste(img, art, start + ex * step * i, ang - turn * (i - (k - 1) / 2), h)
-        m = np.zeros((H, W), np.uint8)
-        cv2.fillPoly(m, [q.astype(np.int32)], 1)
-        masks.append(m)
+        masks.append(_mask(_paste(img, art, start + ex * step * i, ang - turn * (i - (k - 1) / 2), h), (H, W)))
     return np.clip(img, 0, 255).astype(np.uint8), picked, _visible(masks)
 
 
@@ -379,7 +385,7 @@ def table_scene(rng: np.random.Generator, size=(960, 720), faces=None):
     angle, each laid over those before it where they meet. faces: as `overlap_scene`'s.
     Returns (image, the faces from the bottom card up, each one's visible fraction, whether
     one of its index corners shows: `INDEX_SPAN` at either end at least 85% uncovered)."""
-    from vision.crops import INDEX_SPAN
+    from vision.crops import INDEX_SPAN, card_points
 
     W, H = size
     img = make_table(rng, H, W).astype(np.float32)
@@ -387,20 +393,12 @@ def table_scene(rng: np.random.Generator, size=(960, 720), faces=None):
     h = H * rng.uniform(0.2, 0.3)
     masks, index = [], []
     (u0, v0), (u1, v1) = INDEX_SPAN
+    span = [[u0, v0], [u1, v0], [u1, v1], [u0, v1]]
     for art in arts:
-        c = np.array([W, H]) * rng.uniform(0.25, 0.75, 2)
-        q = _paste(img, art, c, rng.uniform(0, 360), h)
-        m = np.zeros((H, W), np.uint8)
-        cv2.fillPoly(m, [q.astype(np.int32)], 1)
-        masks.append(m)
-        unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-        to_img = cv2.getPerspectiveTransform(unit, np.float32(q))
-        ends = []
-        for box in ([[u0, v0], [u1, v0], [u1, v1], [u0, v1]], [[1 - u0, 1 - v0], [1 - u1, 1 - v0], [1 - u1, 1 - v1], [1 - u0, 1 - v1]]):
-            mi = np.zeros((H, W), np.uint8)
-            cv2.fillPoly(mi, [cv2.perspectiveTransform(np.float32(box)[None], to_img)[0].astype(np.int32)], 1)
-            ends.append(mi)
-        index.append(ends)
+        q = _paste(img, art, np.array([W, H]) * rng.uniform(0.25, 0.75, 2), rng.uniform(0, 360), h)
+        masks.append(_mask(q, (H, W)))
+        # the index at the card's top-left and at its 180-degree twin, as `corner_quads` lays them
+        index.append([_mask(card_points(end, span), (H, W)) for end in (q, np.roll(q, 2, axis=0))])
     shown = [any(_uncovered(e, masks[i + 1:]) >= 0.85 for e in ends) for i, ends in enumerate(index)]
     return np.clip(img, 0, 255).astype(np.uint8), picked, _visible(masks), shown
 
@@ -419,13 +417,13 @@ def eval_table(rec, n: int = 40, seed: int = 545454, faces=None, desc: str = "ta
         reported = [d.card for d in rec.recognize(img) if d.card != "back" and d.confidence >= REPORTED]
         named = set(reported)
         dets_n += len(reported)
-        good += len(set(reported) & set(picked))
+        good += len(named & set(picked))
         ok = [v >= 1 / 3 and s for v, s in zip(visible, shown, strict=True)]
         readable += sum(ok)
         readable_hit += sum(c in named for c, o in zip(picked, ok, strict=True) if o)
         cards += len(picked)
         cards_hit += sum(c in named for c in picked)
-        exact += {c for c, o in zip(picked, ok, strict=True) if o} <= named and set(reported) <= set(picked)
+        exact += {c for c, o in zip(picked, ok, strict=True) if o} <= named <= set(picked)
     r, p = readable_hit / max(1, readable), good / max(1, dets_n)
     return {
         "scenes": n,

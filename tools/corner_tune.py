@@ -30,7 +30,7 @@ def main() -> None:
                 ious = (_iou(d.quad, q1), _iou(d.quad, q2))
                 truth = (below, top)[int(np.argmax(ious))] if max(ious) >= 0.3 else None
                 p = reader.corner_readings(img, [np.float32(d.quad)])[0]
-                both = reader._corner_faces(img, np.float32(d.quad))
+                (both,) = reader._corner_faces(img, [np.float32(d.quad)])
                 rows.append({"share": share, "scene": n, "truth": truth, "below": below,
                              "whole": [(c, round(v, 4)) for c, v in d.candidates[:3]],
                              "corners": [[(classes[j], round(float(r[j]), 4)) for j in np.argsort(-r)[:3]] for r in p],

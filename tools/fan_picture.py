@@ -9,8 +9,7 @@ import sys
 import cv2
 import numpy as np
 
-from models.evaluate import fan_scene
-from models.real_cards import load_cutouts
+from models.evaluate import fan_scene, real_faces
 from vision.annotate import annotate
 from vision.recognizer import CardRecognizer
 
@@ -19,7 +18,7 @@ def main() -> None:
     out = sys.argv[1]
     name = sys.argv[2] if len(sys.argv) > 2 else "mit"
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 4
-    faces = [(rc.card, art) for rc, art in load_cutouts([name], outline=True)]
+    faces = real_faces(name)
     rng = np.random.default_rng(seed)
     on, off = CardRecognizer.default(photos=True), CardRecognizer.default(photos=True, fans=False)
     rows = []

@@ -12,13 +12,12 @@ import time
 import numpy as np
 
 import vision.recognizer as recognizer
-from models.evaluate import _recognizer, eval_fan, fan_scene, render_on_table
-from models.real_cards import load_cutouts
+from models.evaluate import _recognizer, eval_fan, fan_scene, real_faces, render_on_table
 
 
 def sweep() -> None:
     rec = _recognizer(None)
-    faces = [(rc.card, art) for rc, art in load_cutouts(["mit2"], outline=True)]
+    faces = real_faces("mit2")
     for sure in (0.6, 0.7, 0.8, 0.9):
         recognizer.FAN_SURE = sure
         a, b = eval_fan(rec, seed=9090), eval_fan(rec, seed=9090, faces=faces)

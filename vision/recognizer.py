@@ -87,11 +87,11 @@ CUT_EDGE = 0.02
 # A hand fanned out shows each card under the top one only as a strip with its corner index,
 # too little for the detector to box. People read a fan by those indices, and so does
 # `CardRecognizer._read_fans`: from each card read surely, the cards a fan would lay beside it
-# (the same card shifted across or along itself by FAN_STEPS of its width or length, and
-# turned by FAN_TURNS degrees, as a hand fans) are read
+# (the same card shifted across or along itself by FAN_STEPS of its width or length, turned by
+# FAN_TURNS degrees, as a hand fans, the best of them nudged by FAN_NUDGE of the card) are read
 # by the corner reader at their one index corner that shows; a face read at least FAN_SURE
-# surely is a card, and the walk goes on from it by the same step, at most FAN_MAX cards a
-# way. Still photos only: on the table it would read the buried cards of the discard pile.
+# surely is a card, and the walk goes on from it, at most FAN_MAX cards a way. Still photos
+# only: on the table it would read the buried cards of the discard pile.
 FAN_STEPS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 FAN_TURNS = (0.0, -4.0, 4.0, -8.0, 8.0)
 FAN_NUDGE = 0.05
@@ -268,15 +268,26 @@ def _whole_in(image: np.ndarray, quad) -> bool:
     return bool(q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5)
 
 
+def _rect_axes(quad: np.ndarray):
+    """A box as its rotated rect ((cx, cy), (w, h), angle) and the unit vectors along its w and
+    its h sides in the image."""
+    (cx, cy), (w, h), angle = cv2.minAreaRect(np.asarray(quad, np.float32))
+    a = np.radians(angle)
+    return (cx, cy), (w, h), angle, np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+
+
+def _centre_in(box: np.ndarray, quad: np.ndarray) -> bool:
+    """Does the centre of `quad` (a corner patch's) lie in `box` (its edge counts as in)?"""
+    return cv2.pointPolygonTest(np.float32(box).reshape(-1, 1, 2), tuple(map(float, np.mean(quad, axis=0))), False) >= 0
+
+
 def _pair_halves(quad: np.ndarray) -> list[list[np.ndarray]] | None:
     """Two cards a too-square box may hold (PAIR_ASPECT): for each way a card can lie in it
     (its long side along the box's one side or the other), a card-shaped box at each end.
     None for a box of a card's shape."""
-    (cx, cy), (w, h), angle = cv2.minAreaRect(np.asarray(quad, np.float32))
+    (cx, cy), (w, h), angle, along_w, along_h = _rect_axes(quad)
     if min(w, h) < PAIR_ASPECT * max(w, h):
         return None
-    a = np.radians(angle)
-    along_w, along_h = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
     out = []
     for size, spare, step in (((w, _CARD_ASPECT * w), h - _CARD_ASPECT * w, along_h),
                               ((_CARD_ASPECT * h, h), w - _CARD_ASPECT * h, along_w)):
@@ -338,11 +349,9 @@ def _covered_card_shapes(quad: np.ndarray) -> list[np.ndarray]:
     """The whole cards a box may be the uncovered end of: each of its sides taken as a card's
     width or length, the box grown across that side to a card's shape, away from one end or
     the other (a box of a card's shape: only the card lying across it)."""
-    (cx, cy), (w, h), angle = cv2.minAreaRect(np.asarray(quad, np.float32))
+    (cx, cy), (w, h), angle, along_w, along_h = _rect_axes(quad)
     if min(w, h) <= 0:
         return []
-    a = np.radians(angle)
-    along_w, along_h = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
     out = []
     for full, grown, axis, sized in ((w, h, along_h, lambda t: (w, t)), (h, w, along_w, lambda t: (t, h))):
         for target in (full / _CARD_ASPECT, full * _CARD_ASPECT):
@@ -352,6 +361,20 @@ def _covered_card_shapes(quad: np.ndarray) -> list[np.ndarray]:
             for sign in (-1, 1):
                 centre = (cx + sign * axis[0] * extra / 2, cy + sign * axis[1] * extra / 2)
                 out.append(cv2.boxPoints((centre, sized(target), angle)))
+    return out
+
+
+def _exposed_corners(image: np.ndarray, card: np.ndarray, beside: list[np.ndarray]) -> list[np.ndarray | None]:
+    """For each card in `beside` (shifted copies of `card`), the first of its index corners
+    (`corner_quads`) that lies outside `card` and whole in the image; None where none does."""
+    from vision.crops import corner_quads
+
+    ih, iw = image.shape[:2]
+    out = []
+    for b in beside:
+        shown = [c for c in corner_quads(b) if not _centre_in(card, c)
+                 and c.min() >= 0 and c[:, 0].max() < iw and c[:, 1].max() < ih]
+        out.append(shown[0] if shown else None)
     return out
 
 
@@ -741,21 +764,24 @@ class CardRecognizer:
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    def _corner_faces(self, image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-        """Each face's probability in the corner of the box that shows it best: the box's own
-        two corners, and those of the whole cards it may be the uncovered end of
-        (`_covered_card_shapes`) that lie in the box ("none" left out)."""
+    def _corner_faces(self, image: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+        """For each box, each face's probability in the corner that shows it best: the box's
+        own two corners, and those of the whole cards it may be the uncovered end of
+        (`_covered_card_shapes`) that lie in the box ("none" left out). One run of the corner
+        reader for all of them."""
         from vision.crops import corner_quads, crop_from_quad, white_reference
 
-        grown = _covered_card_shapes(quad)
-        white = white_reference(crop_from_quad(image, quad))
-        p = self.corner_readings(image, [quad, *grown], [white] * (1 + len(grown)))[:, :, :-1]
-        inside = [[True, True]] + [
-            [cv2.pointPolygonTest(np.float32(quad).reshape(-1, 1, 2), tuple(map(float, c.mean(axis=0))), False) >= 0
-             for c in corner_quads(g)]
-            for g in grown
-        ]
-        return p[np.asarray(inside)].max(axis=0)
+        shapes, whites = [], []
+        for q in quads:
+            shapes.append([q, *_covered_card_shapes(q)])
+            whites += [white_reference(crop_from_quad(image, q))] * len(shapes[-1])
+        p = self.corner_readings(image, [s for group in shapes for s in group], whites)[:, :, :-1]
+        out, k = [], 0
+        for q, group in zip(quads, shapes, strict=True):
+            inside = [[True, True]] + [[_centre_in(q, c) for c in corner_quads(g)] for g in group[1:]]
+            out.append(p[k: k + len(group)][np.asarray(inside)].max(axis=0))
+            k += len(group)
+        return out
 
     def _read_corners(self, image, quads, names, timings):
         """Each card named less surely than CORNER_BELOW named anew from its corner index
@@ -768,8 +794,7 @@ class CardRecognizer:
             return names
         names = list(names)
         faces = self._corner[2][:-1]  # "none" aside: a corner with no index says nothing of the face
-        for i in unsure:
-            corner = self._corner_faces(image, quads[i])
+        for i, corner in zip(unsure, self._corner_faces(image, [quads[i] for i in unsure]), strict=True):
             whole = dict(names[i])
             mixed = {f: (whole.get(f, 0.0) + float(corner[j])) / 2 for j, f in enumerate(faces)}
             best = max(mixed, key=mixed.get)
@@ -777,21 +802,6 @@ class CardRecognizer:
                 names[i] = sorted(mixed.items(), key=lambda t: -t[1])[:len(names[i])]
         timings["corners"] = (time.perf_counter() - t0) * 1e3
         return names
-
-    def _exposed_corners(self, image: np.ndarray, card: np.ndarray, beside: list[np.ndarray]) -> list[np.ndarray]:
-        """For each card in `beside` (shifted copies of `card`), the first of its index corners
-        (`corner_quads`) that lies outside `card` and whole in the image; None where none does."""
-        from vision.crops import corner_quads
-
-        ih, iw = image.shape[:2]
-        cq = np.float32(card).reshape(-1, 1, 2)
-        out = []
-        for b in beside:
-            shown = [c for c in corner_quads(b)
-                     if cv2.pointPolygonTest(cq, tuple(map(float, c.mean(axis=0))), False) < 0
-                     and c.min() >= 0 and c[:, 0].max() < iw and c[:, 1].max() < ih]
-            out.append(shown[0] if shown else None)
-        return out
 
     def _fan_neighbour(self, image, card, axis, white):
         """The card a fan would lay beside `card` towards `axis` (one of its sides, as a
@@ -802,7 +812,7 @@ class CardRecognizer:
         from vision.crops import order_portrait
 
         def best_of(quads):
-            corners = self._exposed_corners(image, card, quads)
+            corners = _exposed_corners(image, card, quads)
             shown = [k for k, c in enumerate(corners) if c is not None]
             patches = self._normalised_patches(image, [corners[k] for k in shown], [white] * len(shown))
             bordered = [_border_share(pt) >= FAN_BORDER for pt in patches]
@@ -840,15 +850,15 @@ class CardRecognizer:
         from vision.crops import crop_from_quad, order_portrait, white_reference
 
         t0 = time.perf_counter()
-        faces = self._corner[2][:-1] if self._corner is not None else ()
+        faces = self._corner[2][:-1]
         surely = [i for i, top in enumerate(names) if top[0][1] >= SECOND_LOOK_BELOW]
-        boxes = [np.float32(q).reshape(-1, 1, 2) for q in quads]
         added: list[tuple[np.ndarray, list[tuple[str, float]]]] = []
         twice: set[int] = set()
         for i in (i for i in surely if names[i][0][0] in faces):
             start = order_portrait(quads[i])
             white = white_reference(crop_from_quad(image, start))
             across, along = start[1] - start[0], start[3] - start[0]
+            close = 0.1 * float(np.linalg.norm(across))  # nearer than this: a card walked to already
             for way in (-across, across, -along, along):  # the neighbours to the left, right, ...
                 card = start
                 for _ in range(FAN_MAX):
@@ -860,16 +870,14 @@ class CardRecognizer:
                         break
                     nxt, corner, read = got
                     face, sure = faces[int(np.argmax(read))], float(read.max())
-                    centre = tuple(map(float, corner.mean(axis=0)))
-                    inside = [k for k in surely if cv2.pointPolygonTest(boxes[k], centre, False) >= 0]
+                    inside = [k for k in surely if _centre_in(quads[k], corner)]
                     if inside and all(names[k][0][0] != face for k in inside):
                         break  # another card's box, read surely: that card is read there
-                    close = 0.1 * float(np.linalg.norm(across))
                     if not inside and all(np.linalg.norm(q.mean(axis=0) - nxt.mean(axis=0)) > close for q, _ in added):
                         added.append((nxt, [(face, sure)]))
                         # an unsure box over that corner naming the same face: the same card
-                        twice |= {k for k, b in enumerate(boxes) if k not in surely and names[k][0][0] == face
-                                  and cv2.pointPolygonTest(b, centre, False) >= 0}
+                        twice |= {k for k, q in enumerate(quads) if k not in surely and names[k][0][0] == face
+                                  and _centre_in(q, corner)}
                     card = nxt
         timings["fans"] = (time.perf_counter() - t0) * 1e3
         if not added:
