@@ -45,18 +45,7 @@ import numpy as np
 
 from vision.decks import store
 from vision.decks.looks import DeckLook, deck_cards, layout_photos
-
-_REPO = Path(__file__).resolve().parents[1]
-SHARED = _REPO.parent / "shared" / "data"
-
-
-def shared_dir() -> Path:
-    import os
-
-    for p in (os.environ.get("UNO_TABLE_SHARED_DATA"), SHARED, _REPO / "shared" / "data", "/work/shared/data"):
-        if p and Path(p).is_dir():
-            return Path(p)
-    return SHARED
+from vision.real_faces import shared_data
 
 
 def _write_photos(photos, folder: Path, prefix: str) -> tuple[list[Path], list[tuple[str, str, np.ndarray]]]:
@@ -163,7 +152,7 @@ def shared_sets(deck: str | None, sets=("real-cards-mit", "real-cards-2010s-mit2
 
     out = {}
     for s in sets:
-        folder = shared_dir() / s
+        folder = shared_data() / s
         if (folder / "labels.csv").is_file():
             r = evaluate_photos(folder, _photo_config(deck=deck))
             out[s] = f"{r['right']}/{r['photos']}"
@@ -298,7 +287,7 @@ def _set_cards(set_name: str, files: list[str] | None = None):
     from vision.decks.learn import straighten
     from vision.recognizer import CardRecognizer
 
-    folder = shared_dir() / set_name
+    folder = shared_data() / set_name
     rec = CardRecognizer.default()
     rows = list(csv.DictReader((folder / "labels.csv").open()))
     out = []
@@ -318,7 +307,7 @@ def _set_cards(set_name: str, files: list[str] | None = None):
 def run_set(set_name: str, fit_settings=None, progress: bool = False) -> dict:
     """A shared set with several photos of some faces: the first photo of each face enrolled
     (re-photographed in two layout photos), every other photo tested (never enrolled)."""
-    folder = shared_dir() / set_name
+    folder = shared_data() / set_name
     rows = list(csv.DictReader((folder / "labels.csv").open()))
     first: dict[str, str] = {}
     for r in rows:

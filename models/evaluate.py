@@ -33,9 +33,10 @@ import numpy as np
 from tqdm import tqdm
 
 from models.scenes import make_scene, make_table
+from vision.real_faces import shared_data
 from vision.render import ALL_FACES, random_params, render_card
 
-REAL_PHOTOS = Path("/work/shared/data/real-cards-mit")
+REAL_PHOTOS = shared_data() / "real-cards-mit"
 # what `uno-table detect` reports (vision.config.OnnxDetectorConfig.min_confidence's default)
 REPORTED = 0.25
 EVAL_DIR = Path(__file__).resolve().parent / "eval"

@@ -29,7 +29,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-SHARED = Path("/work/shared/data")
+from vision.real_faces import shared_data
+
+SHARED = shared_data()
 # short name -> folder; the order is the order of reports
 SETS: dict[str, Path] = {
     "mit": SHARED / "real-cards-mit",

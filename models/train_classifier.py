@@ -23,9 +23,10 @@ import numpy as np
 
 from models.crops import CLASSES, crop_from_quad, synth_crop, to_input, train_params
 from models.real_cards import DESIGN, check_disjoint, load_cutouts, parse_sets, recolour
+from vision.real_faces import shared_data
 from vision.render import BACK, random_params, render_back, render_card
 
-REAL_PHOTOS = Path("/work/shared/data/real-cards-mit")
+REAL_PHOTOS = shared_data() / "real-cards-mit"
 
 
 def build_net(n_classes: int = len(CLASSES)):

@@ -3,13 +3,13 @@ real photos."""
 
 import csv
 import shutil
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
 from table.errors import UnoTableError
+from vision.real_faces import shared_data
 from vision.recognizer import (
     CLASSIFIER_FILE,
     DETECTOR_FILE,
@@ -19,7 +19,7 @@ from vision.recognizer import (
     ModelFileMissingError,
 )
 
-REAL = Path("/work/shared/data/real-cards-mit")
+REAL = shared_data() / "real-cards-mit"
 
 
 @pytest.fixture(scope="module")

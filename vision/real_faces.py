@@ -19,23 +19,32 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-# The shared folder beside the repository (../shared/data), or $UNO_TABLE_FACES.
 _REPO = Path(__file__).resolve().parent.parent
 DEFAULT_FACES = "real-cards-mit"
 
 
+def shared_data() -> Path:
+    """The shared photo sets' folder: $UNO_TABLE_SHARED_DATA, else the first of
+    ../shared/data beside the repository, shared/data inside it, /work/shared/data that
+    exists (the first, even if missing, so a message can name where it looked)."""
+    env = os.environ.get("UNO_TABLE_SHARED_DATA")
+    if env:
+        return Path(env)
+    roots = (_REPO.parent / "shared" / "data", _REPO / "shared" / "data", Path("/work/shared/data"))
+    return next((r for r in roots if r.is_dir()), roots[0])
+
+
 def faces_dir(name_or_path: str | os.PathLike | None = None) -> Path:
-    """A faces folder: a path, a set name under the shared data folder, or None / "real"
+    """A faces folder: a path, a set name under `shared_data()`, or None / "real"
     for $UNO_TABLE_FACES or DEFAULT_FACES."""
     if name_or_path is not None and Path(name_or_path).is_dir():
         return Path(name_or_path)
     if name_or_path in (None, "real"):
         name_or_path = os.environ.get("UNO_TABLE_FACES") or DEFAULT_FACES
     name = str(name_or_path)
-    for root in (_REPO.parent / "shared" / "data", _REPO / "shared" / "data", Path("/work/shared/data")):
-        if (root / name).is_dir():
-            return root / name
-    raise FileNotFoundError(f"no faces folder {name!r} (a path, or a set under shared/data)")
+    if (shared_data() / name).is_dir():
+        return shared_data() / name
+    raise FileNotFoundError(f"no faces folder {name!r} (a path, or a set under {shared_data()})")
 
 
 def round_corners(img: np.ndarray, radius: float = 0.07) -> np.ndarray:
