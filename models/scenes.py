@@ -243,6 +243,26 @@ def _layout_table(rng, pw: int, ph: int, ch: float) -> list[_Placed]:
     return cards
 
 
+def _layout_heap(rng, pw: int, ph: int, ch: float) -> list[_Placed]:
+    """Cards dropped on a table as a game leaves them between rounds, or a host's photo of
+    the whole table: 4-13 faces at any angle, each over those it meets, spread over a few
+    card lengths (the held-out whole-table photos: most cards partly under another at
+    another angle, where the table's layout has them in neat piles and rows)."""
+    spread = ch * rng.uniform(0.6, 1.3)
+    cx, cy = pw / 2 + rng.normal(0, pw * 0.05), ph / 2 + rng.normal(0, ph * 0.05)
+    cards = [
+        _Placed(_random_face(rng) if rng.random() < 0.95 else BACK,
+                (cx + rng.uniform(-1, 1) * spread * 1.3, cy + rng.uniform(-1, 1) * spread),
+                ch * rng.uniform(0.97, 1.03), rng.uniform(0, 360))
+        for _ in range(int(rng.integers(4, 14)))
+    ]
+    if rng.random() < 0.3:  # the draw pile beside them
+        a0, x, y = rng.uniform(0, 360), cx + spread * 2.2 * rng.choice([-1, 1]), cy
+        cards[:0] = [_Placed(BACK, (x + rng.normal(0, ch * 0.02), y + rng.normal(0, ch * 0.02)),
+                             ch, a0 + rng.normal(0, 3)) for _ in range(int(rng.integers(2, 6)))]
+    return cards
+
+
 def _draw_hand(rng, img, idmap, pw, ph, ch, anchor=None):
     """A hand and fingers (skin-toned capsules and a palm) lying over the table."""
     tone = np.array(
@@ -420,7 +440,7 @@ def _photometric(rng, img: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- scenes
 KINDS = {"table": 0.6, "closeup": 0.25, "hand": 0.15}
-SCENE_KINDS = ("table", "closeup", "single", "hand", "empty")
+SCENE_KINDS = ("table", "closeup", "single", "hand", "empty", "heap")
 
 
 def make_scene(
@@ -435,7 +455,8 @@ def make_scene(
     kind: 'table' (a game in play), 'closeup' (one card filling most of the frame, like the
     validation photos), 'single' (one to three mid-size cards at any angle) or 'hand' (a
     few cards held or laid close to the camera) or 'empty' (no face at all: a bare table,
-    things that are not cards, sometimes a few backs; a detector's hard negatives). kinds:
+    things that are not cards, sometimes a few backs; a detector's hard negatives) or 'heap'
+    (4-13 cards dropped over each other at any angle: a whole table photographed). kinds:
     the mix when kind is None.
     style: the options of `SceneStyle` (None: the scenes the shipped detector trained on;
     the same seed gives the same scene as before they existed)."""
@@ -516,6 +537,9 @@ def make_scene(
                     rng.uniform(0, 360))
             for _ in range(int(rng.integers(1, 4)) if rng.random() < 0.4 else 0)
         ]
+    elif kind == "heap":
+        ch = ph * rng.uniform(0.13, 0.24)
+        cards = _layout_heap(rng, pw, ph, ch)
     else:
         ch = ph * rng.uniform(0.1, 0.28)
         cards = _layout_table(rng, pw, ph, ch)
@@ -524,7 +548,7 @@ def make_scene(
     n_distract = int(rng.integers(0, 3))  # drawn for every kind: old seeds rebuild the same
     if kind == "empty":
         n_distract = int(rng.integers(1, 5))
-    for _ in range(n_distract if kind in ("table", "empty") else 0):
+    for _ in range(n_distract if kind in ("table", "empty", "heap") else 0):
         _draw_distractor(rng, img, idmap, pw, ph, ch)
     idmap[:] = FLOOR  # distractors under the cards hide nothing
     for i, p in enumerate(cards):
@@ -533,7 +557,7 @@ def make_scene(
         if style.real and p.card != BACK and rng.random() < style.real_share:
             p.card, art = style.real[int(rng.integers(len(style.real)))]
         _paste_card(rng, img, idmap, p, i, params, art)
-    if kind == "table" and rng.random() < 0.5:
+    if kind in ("table", "heap") and rng.random() < 0.5:
         _draw_distractor(rng, img, idmap, pw, ph, ch)
     if rng.random() < (0.5 if kind != "closeup" else 0.25):
         anchor = None

@@ -117,3 +117,20 @@ def test_box_rule_keeps_a_card_whose_index_shows_only_when_asked():
     assert boxed(0.5, 0.0, 0.45, None) and not boxed(0.3, 1.0, 0.45, None)
     assert boxed(0.3, 0.9, 0.45, 0.25)  # a third shows, its index whole: a card to read
     assert not boxed(0.3, 0.5, 0.45, 0.25) and not boxed(0.2, 1.0, 0.45, 0.25)
+
+
+def test_heap_scenes_hold_many_faces_partly_under_each_other_at_any_angle():
+    """The whole-table photos' kind: 4-13 cards dropped over each other, not neat rows."""
+    covered, angles, faces = 0, set(), []
+    for seed in range(6):
+        img, labels = make_scene(np.random.default_rng(seed), out_size=(320, 240), kind="heap")
+        assert img.shape == (240, 320, 3)
+        shown = [lab for lab in labels if lab.card != "back"]
+        faces.append(len(shown))
+        covered += sum(0.05 < lab.visible < 0.9 for lab in shown)
+        for lab in shown:
+            q = np.asarray(lab.quad)
+            angles.add(int(np.degrees(np.arctan2(*(q[1] - q[0])[::-1])) // 45))
+    assert max(faces) >= 6 and min(faces) >= 2  # a few may fall out of the camera's view
+    assert covered >= 12 and len(angles) >= 5
+
