@@ -227,6 +227,23 @@ def test_a_card_seen_in_too_few_frames_is_not_a_play(n_hits):
     assert played(obs) == []
 
 
+
+@pytest.mark.parametrize("seen", [2, 3])
+def test_a_play_the_next_hand_hides_after_a_few_frames_is_still_its_own_play(seen):
+    """A quick next player: the pile shows the laid card for only `seen` frames before the
+    next hand is over it (the warm deck's 2-card plays were lost so, their cards reported
+    with the next play)."""
+    s = Scene(TrackerConfig(window=5, min_hits=3))
+    cx, cy = s.centre("discard")
+    s.run(3)
+    first = ("green-7", cx - 10, cy, 20)
+    obs = s.play(first) + s.run(seen)
+    obs += s.run(3, hand=(cx, cy))  # the next hand is over the pile at once
+    s.cards.append(("blue-6", cx + 15, cy + 5, 60))
+    obs += s.run(2, hand=(cx, cy)) + s.run(10)
+    assert played(obs) == [["green-7"], ["blue-6"]]
+
+
 def test_a_multi_play_lists_the_card_on_top_last():
     s = Scene()
     cx, cy = s.centre("discard")

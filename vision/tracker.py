@@ -198,6 +198,7 @@ class DiscardTracker:
         self._scale = 0.25
         self._sizes: deque[float] = deque(maxlen=200)  # long sides of cards read lately
         self._waited = 0  # frames the pile's settling waited for a card still gathering hits
+        self._last: tuple[int, float, list[CardDetection]] = (0, 0.0, [])  # the window's newest frame
 
     # ------------------------------------------------------------ pixels
     def _snapshot(self, box) -> np.ndarray | None:
@@ -355,6 +356,7 @@ class DiscardTracker:
         features: FrameFeatures | None = None,
     ) -> CardsPlayed | None:
         cfg = self.cfg
+        pile_grey = self._grey  # the last frame's pixels, before this one's replace them
         if features is not None:
             self._grey, self._scale = features.grey, features.scale
         dets = self._card_sized([d for d in dets if d.card != "back"])
@@ -368,11 +370,20 @@ class DiscardTracker:
                     k.seen_at_settle = False
             occluded = False
         if covered or occluded:
+            played = None
+            if covered and self.visited and 2 <= len(self.window) < cfg.window:
+                # The next hand came before the window filled (a quick player leaves the pile
+                # in view for two or three frames): what it showed in every one of them was
+                # laid by the hand that left, decided on those frames' pixels.
+                hand_grey, self._grey = self._grey, pile_grey
+                played = self._decide(*self._last, min_hits=len(self.window), cut_short=True)
+                self._grey = hand_grey
             self.window.clear()
             self.visited = True
             self._waited = 0
-            return None
+            return played
         self.window.append((number, dets))
+        self._last = (number, timestamp, dets)
         if not dets:
             self.empty_frames += 1
             if self.empty_frames >= cfg.window * 4 and self.known:
@@ -381,10 +392,19 @@ class DiscardTracker:
             self.empty_frames = 0
         if not self.visited:
             return None
+        return self._decide(number, timestamp, dets, cfg.min_hits)
+
+    def _decide(
+        self, number: int, timestamp: float, dets: list[CardDetection], min_hits: int,
+        cut_short: bool = False,
+    ) -> CardsPlayed | None:
+        """The visit's verdict over the window: the cards it laid, or None (wait, or nothing
+        new). cut_short: the window will get no more frames (a hand came back)."""
+        cfg = self.cfg
         clusters = self._clusters()
         stable = [
             c for c in clusters
-            if c.hits >= cfg.min_hits and median(c.confidences) >= cfg.min_median_confidence
+            if c.hits >= min_hits and median(c.confidences) >= cfg.min_median_confidence
         ]
         verdicts = {id(c): self._match(c) for c in clusters}
         # A card laid in this visit changed the pixels where it lies since the pile last
@@ -410,9 +430,11 @@ class DiscardTracker:
         pending = [
             c for c in clusters
             if c not in stable and verdicts[id(c)] != "known"
-            and c.hits + (cfg.window - len(self.window)) >= cfg.min_hits
+            and c.hits + (cfg.window - len(self.window)) >= min_hits
         ]
-        window_full = len(self.window) >= cfg.window
+        if cut_short and not new:
+            return None  # too few frames to settle the pile on
+        window_full = cut_short or len(self.window) >= cfg.window
         if window_full and not new and self._waited < cfg.window:
             # A card laid in this visit, in view now but seen in too few frames yet (the
             # withdrawing hand hid part of it at first): the window slides on until it has
