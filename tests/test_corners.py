@@ -169,13 +169,28 @@ def test_a_box_on_a_cards_uncovered_end_is_grown_to_the_whole_card_it_may_be_the
     assert len(across) == 2 and all(_iou(g, card) < 0.5 for g in across)
 
 
+def _uncovered_end(card: np.ndarray, over: np.ndarray) -> np.ndarray:
+    """The half of `card` farther from the card `over` it: the box a detector that never
+    learnt covered cards gives it."""
+    from vision.crops import order_portrait
+
+    q = order_portrait(card)
+    left, right = (q[0] + q[3]) / 2, (q[1] + q[2]) / 2
+    halves = (np.float32([q[0], q[1], right, left]), np.float32([left, right, q[2], q[3]]))
+    return max(halves, key=lambda h: float(np.linalg.norm(h.mean(axis=0) - over.mean(axis=0))))
+
+
 @pytest.mark.parametrize("n", [53, 57])
 def test_a_card_boxed_by_its_uncovered_end_only_is_named_by_the_index_there(n, monkeypatch):
     import vision.recognizer as recognizer
     from models.evaluate import _iou
 
     img, below, q1, top, q2, _ = _overlap_scene(n)
-    rec = CardRecognizer.default(photos=True)
+    rec = CardRecognizer.default(photos=True, fans=False)  # the walk would find it too
+    # the boxes the previous photos' detector gave these scenes (the shipped one boxes the
+    # covered card whole): the card on top, and the covered card's uncovered end
+    boxes = [(np.float32(q2), 0.9), (_uncovered_end(np.float32(q1), np.float32(q2)), 0.6)]
+    monkeypatch.setattr(rec, "detect", lambda image, timings=None: boxes if image.shape == img.shape else [])
 
     def covered():
         return [d.card for d in rec.recognize(img) if _iou(d.quad, q1) >= 0.3 and _iou(d.quad, q1) > _iou(d.quad, q2)]

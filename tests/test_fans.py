@@ -42,6 +42,17 @@ def test_a_card_found_by_the_walk_is_not_reported_twice(photos):
     assert len(cards) == len(set(cards)) == len(picked)
 
 
+
+@pytest.mark.parametrize("n", [9, 56])
+def test_a_strip_boxed_as_a_whole_card_and_read_unsurely_does_not_stop_the_walk(photos, n):
+    """The photos' detector boxes some of a fan's strips as whole cards, read 0.5-0.7 (the
+    right face or another): the walk reads their corners surer and goes on through them, and
+    a box naming the face the walk reads there is that card, reported once."""
+    img, picked, _ = _fan(n)
+    cards = [d.card for d in photos.recognize(img) if d.confidence >= 0.25]  # as `detect` reports
+    assert set(picked) <= set(cards) and len(cards) == len(set(cards))
+
+
 def test_the_table_does_not_walk_fans():
     # the discard pile's buried cards show their corners too: they were played before
     img, _, _ = _fan(0)

@@ -870,14 +870,17 @@ class CardRecognizer:
                         break
                     nxt, corner, read = got
                     face, sure = faces[int(np.argmax(read))], float(read.max())
-                    inside = [k for k in surely if _centre_in(quads[k], corner)]
+                    # a box read less surely than the walk reads its corners does not stop it
+                    # (a detector that boxes a fan's strips as whole cards reads them 0.5-0.7)
+                    inside = [k for k in surely if names[k][0][1] >= FAN_SURE and _centre_in(quads[k], corner)]
                     if inside and all(names[k][0][0] != face for k in inside):
                         break  # another card's box, read surely: that card is read there
                     if not inside and all(np.linalg.norm(q.mean(axis=0) - nxt.mean(axis=0)) > close for q, _ in added):
                         added.append((nxt, [(face, sure)]))
-                        # an unsure box over that corner naming the same face: the same card
-                        twice |= {k for k, q in enumerate(quads) if k not in surely and names[k][0][0] == face
-                                  and _centre_in(q, corner)}
+                        # a box over that corner read less surely naming the same face, or
+                        # unsure of any: the same card (a strip boxed whole, misread)
+                        twice |= {k for k, q in enumerate(quads) if _centre_in(q, corner) and (
+                            names[k][0][1] < SECOND_LOOK_BELOW or (names[k][0][1] < FAN_SURE and names[k][0][0] == face))}
                     card = nxt
         timings["fans"] = (time.perf_counter() - t0) * 1e3
         if not added:
@@ -1012,10 +1015,15 @@ class CardRecognizer:
         if self.fans and self._corner is not None:
             found, quads, names = self._read_fans(image, found, quads, names, timings)
         out = []
+        h, w = image.shape[:2]
         for (_, score), quad, top in zip(found, quads, names, strict=True):
             card, prob = top[0]
             x1, y1 = np.asarray(quad).min(axis=0)  # a second look may have moved it
             x2, y2 = np.asarray(quad).max(axis=0)
+            if self.complete_cut:
+                # a photo's box is the part of the card in the photo; its quad, the whole card
+                # (the photos' detector boxes a card cut by the edge whole, past the edge)
+                x1, y1, x2, y2 = max(x1, 0.0), max(y1, 0.0), min(x2, float(w)), min(y2, float(h))
             out.append(
                 CardDetection(
                     card=card,
