@@ -42,7 +42,6 @@ def test_a_card_found_by_the_walk_is_not_reported_twice(photos):
     assert len(cards) == len(set(cards)) == len(picked)
 
 
-
 @pytest.mark.parametrize("n", [9, 56])
 def test_a_strip_boxed_as_a_whole_card_and_read_unsurely_does_not_stop_the_walk(photos, n):
     """The photos' detector boxes some of a fan's strips as whole cards, read 0.5-0.7 (the

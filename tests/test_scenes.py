@@ -133,4 +133,3 @@ def test_heap_scenes_hold_many_faces_partly_under_each_other_at_any_angle():
             angles.add(int(np.degrees(np.arctan2(*(q[1] - q[0])[::-1])) // 45))
     assert max(faces) >= 6 and min(faces) >= 2  # a few may fall out of the camera's view
     assert covered >= 12 and len(angles) >= 5
-

@@ -227,7 +227,6 @@ def test_a_card_seen_in_too_few_frames_is_not_a_play(n_hits):
     assert played(obs) == []
 
 
-
 @pytest.mark.parametrize("seen", [2, 3])
 def test_a_play_the_next_hand_hides_after_a_few_frames_is_still_its_own_play(seen):
     """A quick next player: the pile shows the laid card for only `seen` frames before the

@@ -41,10 +41,10 @@ def faces_dir(name_or_path: str | os.PathLike | None = None) -> Path:
         return Path(name_or_path)
     if name_or_path in (None, "real"):
         name_or_path = os.environ.get("UNO_TABLE_FACES") or DEFAULT_FACES
-    name = str(name_or_path)
-    if (shared_data() / name).is_dir():
-        return shared_data() / name
-    raise FileNotFoundError(f"no faces folder {name!r} (a path, or a set under {shared_data()})")
+    root = shared_data()
+    if (root / str(name_or_path)).is_dir():
+        return root / str(name_or_path)
+    raise FileNotFoundError(f"no faces folder {str(name_or_path)!r} (a path, or a set under {root})")
 
 
 def round_corners(img: np.ndarray, radius: float = 0.07) -> np.ndarray:

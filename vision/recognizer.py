@@ -852,6 +852,9 @@ class CardRecognizer:
         t0 = time.perf_counter()
         faces = self._corner[2][:-1]
         surely = [i for i, top in enumerate(names) if top[0][1] >= SECOND_LOOK_BELOW]
+        # a box read less surely than the walk reads its corners does not stop it (a detector
+        # that boxes a fan's strips as whole cards reads them 0.5-0.7)
+        blocking = [i for i in surely if names[i][0][1] >= FAN_SURE]
         added: list[tuple[np.ndarray, list[tuple[str, float]]]] = []
         twice: set[int] = set()
         for i in (i for i in surely if names[i][0][0] in faces):
@@ -870,9 +873,7 @@ class CardRecognizer:
                         break
                     nxt, corner, read = got
                     face, sure = faces[int(np.argmax(read))], float(read.max())
-                    # a box read less surely than the walk reads its corners does not stop it
-                    # (a detector that boxes a fan's strips as whole cards reads them 0.5-0.7)
-                    inside = [k for k in surely if names[k][0][1] >= FAN_SURE and _centre_in(quads[k], corner)]
+                    inside = [k for k in blocking if _centre_in(quads[k], corner)]
                     if inside and all(names[k][0][0] != face for k in inside):
                         break  # another card's box, read surely: that card is read there
                     if not inside and all(np.linalg.norm(q.mean(axis=0) - nxt.mean(axis=0)) > close for q, _ in added):
@@ -1021,8 +1022,8 @@ class CardRecognizer:
             x1, y1 = np.asarray(quad).min(axis=0)  # a second look may have moved it
             x2, y2 = np.asarray(quad).max(axis=0)
             if self.complete_cut:
-                # a photo's box is the part of the card in the photo; its quad, the whole card
-                # (the photos' detector boxes a card cut by the edge whole, past the edge)
+                # cut cards are read whole past the image's edge (their quad); the box says
+                # the part in the image (the photos' detector boxes them past the edge too)
                 x1, y1, x2, y2 = max(x1, 0.0), max(y1, 0.0), min(x2, float(w)), min(y2, float(h))
             out.append(
                 CardDetection(

@@ -198,7 +198,7 @@ class DiscardTracker:
         self._scale = 0.25
         self._sizes: deque[float] = deque(maxlen=200)  # long sides of cards read lately
         self._waited = 0  # frames the pile's settling waited for a card still gathering hits
-        self._last: tuple[int, float, list[CardDetection]] = (0, 0.0, [])  # the window's newest frame
+        self._last_time = 0.0  # the timestamp of the window's newest frame
 
     # ------------------------------------------------------------ pixels
     def _snapshot(self, box) -> np.ndarray | None:
@@ -356,7 +356,13 @@ class DiscardTracker:
         features: FrameFeatures | None = None,
     ) -> CardsPlayed | None:
         cfg = self.cfg
-        pile_grey = self._grey  # the last frame's pixels, before this one's replace them
+        played = None
+        if covered and self.visited and 2 <= len(self.window) < cfg.window:
+            # The next hand came before the window filled (a quick player leaves the pile in
+            # view for two or three frames): what it showed in every one of them was laid by
+            # the hand that left, decided on those frames' pixels (this one's not yet taken).
+            n, last = self.window[-1]
+            played = self._decide(n, self._last_time, last, min_hits=len(self.window), cut_short=True)
         if features is not None:
             self._grey, self._scale = features.grey, features.scale
         dets = self._card_sized([d for d in dets if d.card != "back"])
@@ -370,20 +376,12 @@ class DiscardTracker:
                     k.seen_at_settle = False
             occluded = False
         if covered or occluded:
-            played = None
-            if covered and self.visited and 2 <= len(self.window) < cfg.window:
-                # The next hand came before the window filled (a quick player leaves the pile
-                # in view for two or three frames): what it showed in every one of them was
-                # laid by the hand that left, decided on those frames' pixels.
-                hand_grey, self._grey = self._grey, pile_grey
-                played = self._decide(*self._last, min_hits=len(self.window), cut_short=True)
-                self._grey = hand_grey
             self.window.clear()
             self.visited = True
             self._waited = 0
             return played
         self.window.append((number, dets))
-        self._last = (number, timestamp, dets)
+        self._last_time = timestamp
         if not dets:
             self.empty_frames += 1
             if self.empty_frames >= cfg.window * 4 and self.known:
