@@ -3,7 +3,7 @@
     python -m models.export --detector data/runs/det/weights/best.pt \\
         --classifier data/runs/cls/best.pt --out models/
 
-Writes card_detector.onnx (YOLO oriented boxes, fixed input size) and card_classifier.onnx
+Writes card_detector.onnx (YOLO oriented boxes, any input size: `imgsz` and `stride` in its metadata) and card_classifier.onnx
 (54 faces + back on 96x64 crops, dynamic batch), each with its metadata (class names, input
 size, and the crops' colour normalisation when the training used one) stored in the ONNX
 file itself.
@@ -31,13 +31,29 @@ def export_detector(weights: Path, out: Path, imgsz: int = 320) -> Path:
 
     if not Path(weights).is_file():
         raise FileNotFoundError(f"detector weights not found: {weights}")
+    # any input size: the recognizer pads a zone only to the next multiple of the stride, so a
+    # long thin zone costs the detector a third of a square's pixels (`recognizer.letterbox`)
     path = YOLO(str(weights)).export(
-        format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=False, nms=False
+        format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=True, nms=False
     )
     out.mkdir(parents=True, exist_ok=True)
     dest = out / DETECTOR_FILE
     shutil.copyfile(path, dest)
     return dest
+
+
+def keep_metadata(source: Path, dest: Path) -> None:
+    """`dest`'s metadata replaced by `source`'s, but for `dest`'s own export `args`."""
+    import onnx
+
+    old, new = onnx.load(str(source)), onnx.load(str(dest))
+    meta = {p.key: p.value for p in old.metadata_props}
+    meta["args"] = {p.key: p.value for p in new.metadata_props}.get("args", meta.get("args", ""))
+    del new.metadata_props[:]
+    for k, v in meta.items():
+        entry = new.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(new, str(dest))
 
 
 def export_classifier(weights: Path, out: Path) -> Path:
@@ -100,11 +116,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--classifier", type=Path, help="best.pt of the classifier")
     ap.add_argument("--imgsz", type=int, default=320, help="detector input size (default 320)")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    ap.add_argument(
+        "--metadata-from",
+        type=Path,
+        default=None,
+        help="a detector .onnx whose metadata (its training's description and date) the new "
+        "detector keeps, only its export `args` new: a shipped detector re-exported from "
+        "its own weights (`models.detector_from_onnx`)",
+    )
     args = ap.parse_args(argv)
     if not args.detector and not args.classifier:
         ap.error("nothing to export: give --detector and/or --classifier")
     if args.detector:
         p = export_detector(args.detector, args.out, args.imgsz)
+        if args.metadata_from:
+            keep_metadata(args.metadata_from, p)
         print(f"detector -> {p} ({p.stat().st_size / 1e6:.1f} MB)")
     if args.classifier:
         p = export_classifier(args.classifier, args.out)

@@ -1,12 +1,13 @@
 """What the classifier saw in a rendered game: the boxes read as some faces, drawn on the frame.
 
-    python tools/trace_play.py --seed 4 --plays 18 --deck-look '2010s~-12+wear@warm' \
+    python tools/trace_play.py --seed 4 --plays 200 --deck-look '2010s~-12+wear@warm' \
         --deck proof-2010sh-12_wear_warm-s1 --cards red-0,red-skip --out data/trace
 
-Plays the first `--plays` plays of `python -m vision.evaluate`'s game (the same seed, the same
-frames), and for every detection read as one of `--cards` writes the frame's neighbourhood with
-the box drawn (`NNN-CARD.png`) and prints its reading; then the game's mismatches. For tracing
-a misread play: the box, the crop and the reading, not only the score.
+Plays `python -m vision.evaluate`'s game (the same seed; give the game's own `--plays`: the
+script queues every play before the first frame, so a shorter game renders other frames),
+and for every detection read as one of `--cards` writes the frame's neighbourhood with the
+box drawn (`NNN-CARD.png`) and prints its reading; then the game's mismatches. For tracing a
+misread play: the box, the crop and the reading, not only the score.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--plays", type=int, required=True, help="plays to run (the misread play's number + 1)")
+    ap.add_argument("--plays", type=int, required=True, help="the game's plays (as `vision.evaluate --plays`: a shorter game renders other frames)")
     ap.add_argument("--deck-look", default=None, help="as `vision.evaluate --deck-look`")
     ap.add_argument("--deck-seed", type=int, default=1)
     ap.add_argument("--deck", default=None, help="an enrolled deck to read with")

@@ -117,9 +117,9 @@ class OnnxDetectorConfig(_Strict):
     )
     threads: int | None = Field(
         None, ge=1, le=64,
-        description="ONNX Runtime threads per model (the detector and the classifier take turns). "
-        "Empty: the usable cores less one (the camera and the dashboard), 2 at least, 3 at most: "
-        "2 on a 2-core machine, 3 on a Pi 4 or 5 (models/README.md, speed on a Pi).",
+        description="ONNX Runtime threads per model (the detector and the classifier take turns; "
+        "the table's two zones are read side by side). Empty: half the usable cores, 1 at least, "
+        "3 at most: 1 on a 2-core machine, 2 on a Pi 4 or 5 (models/README.md, the frame budget).",
     )  # fmt: skip
     deck: str | None = Field(
         None, description="A deck taught to the table (`uno-table deck`): its fitted classifier "

@@ -11,14 +11,16 @@ from vision.types import CardDetection
 
 
 def default_threads() -> int:
-    """ONNX Runtime threads per model: the usable cores less one (the capture thread, the
-    tracker and the dashboard), 2 at least, 3 at most (the small models gain little from a
-    fourth): 2 on a 2-core machine, 3 on a 4-core Pi 4 or 5."""
+    """ONNX Runtime threads per model: half the usable cores, 1 at least, 3 at most. The
+    table's two zones are read side by side (`CardRecognizer.recognize_many`), each by its
+    own thread, so more would only queue on the same cores: on these 2 cores one thread a
+    model read the busy bench frame in 40.5 ms against 44.2 ms with two (models/README.md,
+    fourteenth session); 2 on a 4-core Pi 4 or 5."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 2
-    return max(2, min(3, cores - 1))
+    return max(1, min(3, cores // 2))
 
 
 class OnnxDetector:
