@@ -114,7 +114,7 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     generic = store.generic_classifier_path()
     rsess = session(onnxgraph.feature_model(generic)[0], threads)
     crops = deck_fit.deck_crops(cards, photos, s, CardRecognizer.default(threads=threads) if s.scenes else None)
-    gate = deck_fit.deck_gate(rsess, cards, photos, s, deck_fit.gate_augmentations(crops, len(cards), s))
+    gate = deck_fit.deck_gate(rsess, cards, photos, s, deck_fit.gate_augmentations(crops, s))
     x = classifier_input(crops.train, rsess)
     y = (np.asarray(crops.train_y) // deck_fit.TURNS).astype(np.int64)  # both turns are the face
     held = classifier_input(crops.held, rsess) if crops.held else x[:0]

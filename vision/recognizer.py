@@ -752,6 +752,20 @@ class CardRecognizer:
                 out_n.append(hn)
         return out_f, out_q, out_n
 
+    def _surest_shapes(self, image, tries, names, timings) -> dict[int, tuple[np.ndarray, list[tuple[str, float]]]]:
+        """For each (box index, shapes tried for it) in `tries`, all read in one classifier
+        batch: the shape read surest and its reading, where that is read at least
+        SECOND_LOOK_BELOW surely and surer than the box (`names`) is."""
+        read = self._classify_more(image, [s for _, shapes in tries for s in shapes], timings)
+        out, k = {}, 0
+        for i, shapes in tries:
+            best = max(range(len(shapes)), key=lambda j: read[k + j][0][1])
+            top = read[k + best]
+            if top[0][1] >= SECOND_LOOK_BELOW and top[0][1] > names[i][0][1]:
+                out[i] = (shapes[best], top)
+            k += len(shapes)
+        return out
+
     def _complete_cut(self, image, quads, names, timings):
         """Each box cut by the image's edge (`_cut_card_shapes`) named as the whole card
         grown from it that is read surest, when that is read at least SECOND_LOOK_BELOW surely
@@ -761,14 +775,9 @@ class CardRecognizer:
         tries = [(i, shapes) for i, shapes in tries if shapes]
         if not tries:
             return names
-        read = self._classify_more(image, [s for _, shapes in tries for s in shapes], timings)
         names = list(names)
-        k = 0
-        for i, shapes in tries:
-            best = max(read[k: k + len(shapes)], key=lambda top: top[0][1])
-            k += len(shapes)
-            if best[0][1] >= SECOND_LOOK_BELOW and best[0][1] > names[i][0][1]:
-                names[i] = best
+        for i, (_, top) in self._surest_shapes(image, tries, names, timings).items():
+            names[i] = top
         return names
 
     def corner_readings(self, image: np.ndarray, quads: list[np.ndarray],
@@ -944,24 +953,19 @@ class CardRecognizer:
         longest = max(_long_side(q) for q in quads)
         tries = []
         for i in unsure:
-            if _long_side(quads[i]) < CARD_SEARCH_LONG * longest:
+            centre, (w, h), _ = cv2.minAreaRect(np.asarray(quads[i], np.float32))
+            length = max(w, h)
+            if length < CARD_SEARCH_LONG * longest:
                 continue
-            (cx, cy), _, _ = cv2.minAreaRect(np.asarray(quads[i], np.float32))
-            shapes = [
-                order_portrait(cv2.boxPoints(((cx, cy), (f * _long_side(quads[i]) * _CARD_ASPECT, f * _long_side(quads[i])), float(a))))
+            tries.append((i, [
+                order_portrait(cv2.boxPoints((centre, (f * length * _CARD_ASPECT, f * length), float(a))))
                 for f in CARD_SEARCH_SIZES for a in range(0, 180, CARD_SEARCH_STEP)
-            ]
-            tries.append((i, shapes))
+            ]))
         if not tries:
             return quads, names
-        read = self._classify_more(image, [q for _, shapes in tries for q in shapes], timings)
         quads, names = list(quads), list(names)
-        k = 0
-        for i, shapes in tries:
-            best = max(range(len(shapes)), key=lambda j: read[k + j][0][1])
-            if read[k + best][0][1] >= SECOND_LOOK_BELOW and read[k + best][0][1] > names[i][0][1]:
-                quads[i], names[i] = shapes[best], read[k + best]
-            k += len(shapes)
+        for i, (shape, top) in self._surest_shapes(image, tries, names, timings).items():
+            quads[i], names[i] = shape, top
         return quads, names
 
     def _second_look(self, image: np.ndarray, turn: float = 45.0) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:

@@ -359,9 +359,9 @@ def deck_crops(cards: list[store.EnrolledCard], photos: dict[str, np.ndarray], s
     return DeckCrops(train, train_y, held, held_y, labels, n_deck)
 
 
-def gate_augmentations(crops: DeckCrops, cards: int, s: FitSettings) -> list:
+def gate_augmentations(crops: DeckCrops, s: FitSettings) -> list:
     """The training augmentations the gate takes as prototypes: GATE_SEEN of each card's."""
-    return [c for k, c in enumerate(crops.train[:cards * s.per_card]) if k % s.per_card < GATE_SEEN]
+    return [c for k, c in enumerate(crops.train[:len(crops.labels) * s.per_card]) if k % s.per_card < GATE_SEEN]
 
 
 def deck_gate(rsess, cards: list[store.EnrolledCard], photos: dict[str, np.ndarray], s: FitSettings,
@@ -438,7 +438,7 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         r_held, z_generic = _features(rsess, held, progress=bar) if held else (None, None)
         gate = None
         if s.gate:
-            gate = deck_gate(rsess, cards, photos, s, gate_augmentations(crops, len(cards), s))
+            gate = deck_gate(rsess, cards, photos, s, gate_augmentations(crops, s))
             scenes = train[len(cards) * s.per_card:n_deck]
             r_scenes, _ = _features(rsess, scenes)
             w_held, w_scenes = (crop_whites(held) if held else None), (crop_whites(scenes) if scenes else None)
