@@ -62,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "training packages (pip install -e '.[train]'); the file it writes runs anywhere, a Pi too.")
     q.add_argument("name", metavar="NAME")
     q.add_argument("--epochs", type=int, default=4, help="passes over the deck's crops (default 4)")
+    q.add_argument("--scenes", type=int, default=None,
+                   help="small table scenes a card to learn from (default: python -m models deck-tune's)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=cmd_tune)
 
@@ -139,7 +141,8 @@ def cmd_fit(args) -> int:
 def cmd_tune(args) -> int:
     from models.deck_tune import main as tune_main  # says what to install when torch is missing
 
-    return tune_main([args.name, "--epochs", str(args.epochs)] + (["--quiet"] if args.quiet else []))
+    return tune_main([args.name, "--epochs", str(args.epochs)] + (["--quiet"] if args.quiet else [])
+                     + ([] if args.scenes is None else ["--scenes", str(args.scenes)]))
 
 
 def _pct(v) -> str:
@@ -190,6 +193,10 @@ def cmd_show(args) -> int:
               f"fitted {_pct(held.get('deck_top1'))}"
               + (f" ({_pct(aside)} by the deck's own reading: the gate sends the most re-lit to the generic model)"
                  if aside is not None else ""))
+        scenes = r.figures.get("held_back_scenes") or {}
+        if scenes.get("crops"):
+            print(f"  top-1 on {scenes['crops']} crops of held-back table scenes: generic "
+                  f"{_pct(scenes.get('generic_top1'))}, fitted {_pct(scenes.get('deck_top1'))}")
         gate = r.figures.get("gate")
         print("  other decks' cards: " + (f"read by the generic model ({_pct(gate.get('held_back_inside'))} of the "
                                           "deck's own held-back crops kept for the deck)" if gate else
@@ -197,7 +204,9 @@ def cmd_show(args) -> int:
     if r.tuned:
         t = r.tuned
         print(f"  tuned {t.get('tuned')} (python -m models deck-tune, {t.get('epochs')} epochs): the deck's reading is "
-              f"its own network, held-back augmentations {_pct(t.get('held_back_top1_gated'))}")
+              f"its own network, held-back augmentations {_pct(t.get('held_back_top1_gated'))}"
+              + (f", held-back scenes {_pct(t['held_back_scenes_top1'])}" if t.get("held_back_scenes_top1") is not None
+                 else ""))
     print(f"  state: {_state(r)}")
     return 0
 

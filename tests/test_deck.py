@@ -204,11 +204,13 @@ def test_cards_of_another_deck_are_read_by_the_generic_model(small_deck, data):
 
     _, profile, _ = small_deck
     gate = profile["figures"]["gate"]
-    # each card, both turns, and its first GATE_SEEN training augmentations
+    # each card, both turns, and its first GATE_SEEN training augmentations; measured on table
+    # scenes of their own too
     from vision.decks.fit import GATE_SEEN, FitSettings
 
     seen = min(GATE_SEEN, FitSettings.fast().per_card)
     assert gate["prototypes"] == (2 + seen) * len(SMALL) and gate["tolerance"] >= 0.3 and 0.0 < gate["held_back_inside"] <= 1.0
+    assert profile["figures"]["held_back_scenes"]["crops"] > 0 and 0.0 <= gate["scenes_inside"] <= 1.0
     deck = session(store.deck_dir("small") / "deck_classifier.onnx")
     generic = session(store.generic_classifier_path())
 
@@ -268,12 +270,13 @@ def test_a_tuned_deck_reads_its_cards_and_leaves_others_to_the_generic_model(sma
 
     shutil.copytree(store.deck_dir("small"), store.decks_root() / "tuned")
     try:
-        assert _cli("deck", "tune", "tuned", "--epochs", "2", "--quiet") == 0
+        assert _cli("deck", "tune", "tuned", "--epochs", "2", "--scenes", "2", "--quiet") == 0
         assert "held-back augmentations" in capsys.readouterr().out
         folder = store.deck_dir("tuned")
         profile = store.read_json(folder / store.PROFILE_FILE)
         t = profile["tuned"]
-        assert len(t["held_back_top1_by_epoch"]) == 2 and t["training_crops"] > 10 * len(SMALL)
+        assert len(t["held_back_top1_by_epoch"]) == 2 and t["training_crops"] > 10 * len(SMALL) and t["scenes"] == 2
+        assert 0.0 <= t["held_back_scenes_top1"] <= 1.0 and t["held_back_scenes_inside"] > 0.5
         path = folder / store.MODEL_FILE
         deck, generic, fitted = session(path), session(store.generic_classifier_path()), \
             session(store.deck_dir("small") / store.MODEL_FILE)

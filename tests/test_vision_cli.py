@@ -60,3 +60,20 @@ def test_bench_prints_per_stage_figures(capsys):
     assert r["frame"] == "1280x720" and r["frames"] == 3
     assert set(r["ms"]) >= {"decode", "detect", "classify", "track"}
     assert r["fps"] > 0 and r["peak_rss_mb"] > 10 and r["cards_in_frame"] >= 6
+
+
+def test_bench_times_a_deck_on_its_own_cards(capsys):
+    """`--deck-look`: the busy frame played with that deck under its light (a taught deck's
+    classifier is timed on the cards it is for); a look that does not parse is a clear error."""
+    from vision.bench import table_frame
+    from vision.decks.looks import DeckLook
+
+    assert main(["bench", "--json", "--detector", "sim-truth", "--frames", "2", "--deck-look", "2010s~-12+wear@warm"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["deck_look"] == str(DeckLook.parse("2010s~-12+wear@warm", seed=1)) and r["cards_in_frame"] >= 6
+    plain, truth = table_frame()
+    warm, warm_truth = table_frame(look=DeckLook.parse("2010s~-12+wear@warm", seed=1))
+    assert [c for c, _ in warm_truth.cards] == [c for c, _ in truth.cards] and warm != plain  # the same table, other cards
+    assert main(["bench", "--detector", "sim-truth", "--frames", "2", "--deck-look", "2010s@nowhere"]) == 2
+    err = capsys.readouterr().err
+    assert "--deck-look" in err and "nowhere" in err

@@ -10,13 +10,25 @@ import cv2
 import numpy as np
 
 
-def table_frame(seed: int = 5, width: int = 1280, height: int = 720):
-    """A rendered table with a dozen cards: a messy discard pile, a draw pile, a revealed
-    hand. Returns (JPEG bytes as a camera would send them, the SimTruth)."""
-    from vision.render import ALL_FACES
+def _table(look, **kwargs):
+    """The simulated table, played with `look` (a `vision.decks.looks.DeckLook`: a deck under
+    its light) when given."""
     from vision.sim import SimTable
 
-    table = SimTable(seed=seed, width=width, height=height)
+    if look is None:
+        return SimTable(**kwargs)
+    from vision.decks.looks import sim_table
+
+    return sim_table(look, **kwargs)
+
+
+def table_frame(seed: int = 5, width: int = 1280, height: int = 720, look=None):
+    """A rendered table with a dozen cards: a messy discard pile, a draw pile, a revealed
+    hand (in `look`'s deck and light, when given). Returns (JPEG bytes as a camera would
+    send them, the SimTruth)."""
+    from vision.render import ALL_FACES
+
+    table = _table(look, seed=seed, width=width, height=height)
     rng = np.random.default_rng(seed)
     for _ in range(5):
         table.discard.append(table._pile_pose(ALL_FACES[int(rng.integers(len(ALL_FACES)))]))
@@ -28,12 +40,12 @@ def table_frame(seed: int = 5, width: int = 1280, height: int = 720):
     return jpeg.tobytes(), truth
 
 
-def game_frames(frames: int, seed: int = 7, fps: float = 20.0) -> list[bytes]:
+def game_frames(frames: int, seed: int = 7, fps: float = 20.0, look=None) -> list[bytes]:
     """JPEG frames of a rendered game (hands coming and going, cards landing), rendered
     before timing so the renderer's cost is not counted."""
-    from vision.sim import SimTable, random_script
+    from vision.sim import random_script
 
-    table = SimTable(seed=seed, fps=fps)
+    table = _table(look, seed=seed, fps=fps)
     random_script(table, max(4, frames // 25), seed=seed)
     out = []
     while table.pending and len(out) < frames:
@@ -107,16 +119,18 @@ def _replay_figures(rec) -> dict:
 
 
 def run_bench(detector_config, frames: int = 60, warmup: int = 5, game_frames_n: int = 400,
-              replay: bool = True) -> dict:  # fmt: skip
+              replay: bool = True, look=None) -> dict:  # fmt: skip
     """Two figures. `every_frame_read`: the same busy table frame again and again with every
     zone read by the model each time (the cost of a frame in which both zones move: the
     worst case). `game`: a rendered game, default settings (still zones keep their last
     reading), the mean a camera feed costs. `replay`: instant replay on (every frame kept in
-    the worst case, the default rate in the game), as `run` and `demo` have it."""
+    the worst case, the default rate in the game), as `run` and `demo` have it. `look` (a
+    `vision.decks.looks.DeckLook`): both played with that deck under its light, to time a
+    deck taught to the table on its own cards (its classifier reads them in one network)."""
     from vision.config import VisionConfig
     from vision.pipeline import VisionPipeline
 
-    jpeg, truth = table_frame()
+    jpeg, truth = table_frame(look=look)
     worst = VisionPipeline(VisionConfig(detector=detector_config, skip_still=False))
     rec = _recorder(worst, every_frame=True) if replay else None
     stages, e2e, cards, _ = _time(worst, [jpeg] * (warmup + frames), truth, warmup)
@@ -126,6 +140,7 @@ def run_bench(detector_config, frames: int = 60, warmup: int = 5, game_frames_n:
         "frame": "1280x720",
         "frames": frames,
         "cards_in_frame": cards,
+        "deck_look": None if look is None else str(look),
         "ms": {k: round(statistics.fmean(v), 2) for k, v in stages.items()},
         "end_to_end_ms_mean": round(mean, 2),
         "end_to_end_ms_p95": _p95(e2e),
@@ -133,7 +148,7 @@ def run_bench(detector_config, frames: int = 60, warmup: int = 5, game_frames_n:
         "replay": _replay_figures(rec) if rec is not None else "off",
     }
     if game_frames_n and detector_config.type != "sim-truth":
-        jpegs = game_frames(game_frames_n)
+        jpegs = game_frames(game_frames_n, look=look)
         default = VisionPipeline(VisionConfig(detector=detector_config))
         g_rec = _recorder(default, every_frame=False) if replay else None
         g_stages, g_e2e, _, reads = _time(default, jpegs, None, warmup)

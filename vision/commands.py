@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="frames of a rendered game to time at default settings (default 400; 0: skip)")
     p.add_argument("--no-replay", action="store_true",
                    help="time without instant replay (by default its frames are kept, as `run` keeps them)")
+    p.add_argument("--deck-look", metavar="LOOK",
+                   help="render the frames with this deck under this light (as `python -m vision.evaluate "
+                        "--deck-look`, e.g. \"2010s~-12+wear@warm\"): time a `--deck` on its own cards")
+    p.add_argument("--deck-seed", type=int, default=1, help="the deck look's printing seed (default 1)")
     _detector_args(p)
     p.set_defaults(func=cmd_bench)
 
@@ -230,8 +234,17 @@ def cmd_watch(args) -> int:
 def cmd_bench(args) -> int:
     from vision.bench import run_bench
 
+    look = None
+    if args.deck_look:
+        from vision.decks.looks import DeckLook
+
+        try:
+            look = DeckLook.parse(args.deck_look, seed=args.deck_seed)
+        except ValueError as exc:
+            print(f"error: --deck-look: {exc}", file=sys.stderr)
+            return 2
     result = run_bench(_detector_config(args), frames=args.frames, game_frames_n=args.game_frames,
-                       replay=not args.no_replay)  # fmt: skip
+                       replay=not args.no_replay, look=look)  # fmt: skip
     if args.json:
         print(json.dumps(result))
     else:
