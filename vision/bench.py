@@ -126,7 +126,8 @@ def run_bench(detector_config, frames: int = 60, warmup: int = 5, game_frames_n:
     reading), the mean a camera feed costs. `replay`: instant replay on (every frame kept in
     the worst case, the default rate in the game), as `run` and `demo` have it. `look` (a
     `vision.decks.looks.DeckLook`): both played with that deck under its light, to time a
-    deck taught to the table on its own cards (its classifier reads them in one network)."""
+    deck taught to the table on its own cards (to its gate the generic renders are another
+    deck's)."""
     from vision.config import VisionConfig
     from vision.pipeline import VisionPipeline
 

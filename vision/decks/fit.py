@@ -319,7 +319,6 @@ class DeckCrops:
     held_y: list  # their faces
     labels: list  # each enrolled card's face (class index)
     n_deck: int  # train[:n_deck] are the deck's own cards (the rest: rendered backs)
-    first_scene: int = 0  # train[first_scene:n_deck] are cut from table scenes
     held_scenes: list = field(default_factory=list)  # scene crops kept back (scenes of their own)
     held_scenes_y: list = field(default_factory=list)  # their faces
 
@@ -349,7 +348,6 @@ def deck_crops(cards: list[store.EnrolledCard], photos: dict[str, np.ndarray], s
             held.append(augment.augment(src, quad, r_held))
             held_y.append(labels[-1])
         bar.update(s.per_card + s.held_back)
-    first_scene = len(train)
     held_scenes, held_scenes_y = [], []
     if s.scenes > 0:
         bar.stage("scenes")
@@ -365,14 +363,12 @@ def deck_crops(cards: list[store.EnrolledCard], photos: dict[str, np.ndarray], s
     train += _renders(BACK, s.backs, np.random.default_rng([s.seed, 2]))
     train_y += [TURNS * CLASSES.index(BACK) + i % 2 for i in range(s.backs)]
     bar.update(s.backs)
-    return DeckCrops(train, train_y, held, held_y, labels, n_deck, first_scene, held_scenes, held_scenes_y)
+    return DeckCrops(train, train_y, held, held_y, labels, n_deck, held_scenes, held_scenes_y)
 
 
 def gate_augmentations(crops: DeckCrops, s: FitSettings) -> list:
-    """The training augmentations the gate takes as prototypes: GATE_SEEN of each card's.
-    (Not the training scenes' crops: as prototypes they let the party deck's file keep one
-    of the classic set's skips and read it as a 6; models/README.md, fifteenth session.)"""
-    return [c for k, c in enumerate(crops.train[:crops.first_scene]) if k % s.per_card < GATE_SEEN]
+    """The training augmentations the gate takes as prototypes: GATE_SEEN of each card's."""
+    return [c for k, c in enumerate(crops.train[:len(crops.labels) * s.per_card]) if k % s.per_card < GATE_SEEN]
 
 
 def deck_gate(rsess, cards: list[store.EnrolledCard], photos: dict[str, np.ndarray], s: FitSettings,
@@ -417,8 +413,9 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
 
         recognizer = CardRecognizer.default(threads=s.threads)
     n_aug = len(cards) * (s.per_card + s.held_back) + s.backs
-    n_scene = len(cards) * (s.scenes + (s.held_scenes if s.scenes else 0))
-    bar = _Progress(total=n_aug + n_scene + n_aug + 2 * n_scene + len(cards) * s.held_back + 1,
+    n_scene = len(cards) * s.scenes
+    n_held_scene = len(cards) * s.held_scenes if s.scenes else 0  # made as the scenes are; read unseen by the bar
+    bar = _Progress(total=n_aug + n_scene + n_held_scene + n_aug + 2 * n_scene + len(cards) * s.held_back + 1,
                     enabled=progress, callback=callback)
     turns = TURNS
     try:
