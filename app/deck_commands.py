@@ -64,8 +64,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--epochs", type=int, default=4, help="passes over the deck's crops (default 4)")
     q.add_argument("--scenes", type=int, default=None,
                    help="small table scenes a card to learn from (default: python -m models deck-tune's)")
+    q.add_argument("--freeze", type=int, default=None,
+                   help="leading convolution blocks kept as the generic classifier's, computed once for both "
+                        "networks (a faster file; default: python -m models deck-tune's)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=cmd_tune)
+
+    q = dsub.add_parser("detector", help="teach the table's card detector this deck (ultralytics; minutes on a laptop)",
+                        description="For a deck whose cards the table boxes badly (two cards of a row as one, a "
+                        "pile's top card turned): fine-tunes the table's detector on simulated tables and scenes "
+                        "laid with the deck's enrolled cards and writes DATA/decks/NAME/deck_detector.onnx, which "
+                        "the table then reads with. Run it before `deck tune`. Needs the training packages (pip "
+                        "install -e '.[train]'); the file it writes runs anywhere, a Pi too.")
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("--epochs", type=int, default=5, help="passes over the data (default 5)")
+    q.add_argument("--tables", type=int, default=None, help="zone crops of simulated tables (default 600)")
+    q.add_argument("--scenes", type=int, default=None, help="training scenes with the deck's cards (default 200)")
+    q.add_argument("--quiet", action="store_true", help="no progress bars")
+    q.set_defaults(func=cmd_detector)
 
     q = dsub.add_parser("list", help="the decks taught to this table")
     q.add_argument("--json", action="store_true")
@@ -142,11 +158,20 @@ def cmd_tune(args) -> int:
     from models.deck_tune import main as tune_main  # says what to install when torch is missing
 
     return tune_main([args.name, "--epochs", str(args.epochs)] + (["--quiet"] if args.quiet else [])
-                     + ([] if args.scenes is None else ["--scenes", str(args.scenes)]))
+                     + ([] if args.scenes is None else ["--scenes", str(args.scenes)])
+                     + ([] if args.freeze is None else ["--freeze", str(args.freeze)]))
 
 
 def _pct(v) -> str:
     return "-" if v is None else f"{100 * v:.1f}%"
+
+
+def cmd_detector(args) -> int:
+    from models.deck_detector import main as detector_main  # names what to install
+
+    return detector_main([args.name, "--epochs", str(args.epochs)] + (["--quiet"] if args.quiet else [])
+                         + ([] if args.tables is None else ["--tables", str(args.tables)])
+                         + ([] if args.scenes is None else ["--scenes", str(args.scenes)]))
 
 
 def cmd_list(args) -> int:
@@ -207,6 +232,11 @@ def cmd_show(args) -> int:
               f"its own network, held-back augmentations {_pct(t.get('held_back_top1_gated'))}"
               + (f", held-back scenes {_pct(t['held_back_scenes_top1'])}" if t.get("held_back_scenes_top1") is not None
                  else ""))
+    if r.detector:
+        d = r.detector
+        print(f"  table detector {d.get('trained')} (python -m models deck-detector, {d.get('epochs')} epochs on "
+              f"{(d.get('data') or {}).get('table_crops')} table crops and {(d.get('data') or {}).get('scenes')} scenes "
+              f"of the deck's cards): val recall {_pct((d.get('val') or {}).get('recall'))}")
     print(f"  state: {_state(r)}")
     return 0
 

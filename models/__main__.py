@@ -11,6 +11,7 @@ Verbs (each has its own --help):
   evaluate          real photos, unseen renders, synthetic mAP, ms per stage
   deck-proof        the figures of `uno-table deck` (model card, "Deck enrolment")
   deck-tune         fine-tune the whole classifier on one enrolled deck (torch; a laptop)
+  deck-detector     fine-tune the table's detector on one enrolled deck (ultralytics; a laptop)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ VERBS = {
     "evaluate": "models.evaluate",
     "deck-proof": "models.deck_proof",
     "deck-tune": "models.deck_tune",
+    "deck-detector": "models.deck_detector",
 }
 
 

@@ -35,16 +35,34 @@ from vision.decks.store import DeckError
 # the party deck's network then read a classic skip its gate keeps as a 6 (models/README.md,
 # deck section, fifteenth session).
 SCENES = 6
+FREEZE = 0
+
+
+def frozen_part(net, blocks: int):
+    """The first `blocks` convolution blocks of `net` (build_net: each ends in a max-pool), as
+    the modules to keep as they are."""
+    import torch
+
+    if blocks <= 0:
+        return []
+    ends = [i for i, m in enumerate(net) if isinstance(m, torch.nn.MaxPool2d)]
+    if blocks > len(ends):
+        raise DeckError(f"--freeze {blocks}: the classifier has {len(ends)} blocks")
+    return list(net)[: ends[blocks - 1] + 1]
 
 
 def _train(net, x: np.ndarray, y: np.ndarray, held: np.ndarray, held_y: np.ndarray, epochs: int, lr: float,
-           batch: int, seed: int, bar) -> list[float]:
-    """Adam on every layer, its rate annealed (cosine), shuffled each epoch; the held-back top-1
-    after each epoch."""
+           batch: int, seed: int, bar, frozen: list | None = None) -> list[float]:
+    """Adam on every layer but the `frozen` modules (their norms kept in eval mode: they stay
+    the generic network's function), its rate annealed (cosine), shuffled each epoch; the
+    held-back top-1 after each epoch."""
     import torch
 
     torch.manual_seed(seed)
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    frozen = frozen or []
+    for m in frozen:
+        m.requires_grad_(False)
+    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr)
     steps = epochs * -(-len(x) // batch)
     # annealed to zero: the last epochs settle instead of wandering at the full rate
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
@@ -52,6 +70,8 @@ def _train(net, x: np.ndarray, y: np.ndarray, held: np.ndarray, held_y: np.ndarr
     scores = []
     for epoch in range(epochs):
         net.train()
+        for m in frozen:
+            m.eval()
         for i, b in enumerate(torch.randperm(len(xt)).split(batch)):
             opt.zero_grad()
             loss = torch.nn.functional.cross_entropy(net(xt[b]), yt[b])
@@ -91,7 +111,7 @@ def _onnx_of(net, crop_hw: tuple[int, int]):
 
 
 def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads: int = 2,
-         progress: bool = True, scenes: int | None = None) -> dict:
+         progress: bool = True, scenes: int | None = None, freeze: int = FREEZE) -> dict:
     """Fine-tune the classifier on deck NAME and write it into the deck's classifier (see
     the module doc). Returns the profile, with a "tuned" entry."""
     import torch
@@ -107,6 +127,7 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     if profile is None or not (folder / store.MODEL_FILE).is_file():
         raise DeckError(f"deck {name!r} is not fitted: run `uno-table deck fit {name}` first")
     store.check_compatible(name, profile)
+    frozen_part(build_net(len(CLASSES)), freeze)  # a bad --freeze said before minutes of work
     if profile.get("cards_sha256") != store.sha256(folder / store.CARDS_FILE):
         raise DeckError(f"deck {name!r}: cards.csv changed since the fit: run `uno-table deck fit {name}` again first")
     known = {f.name for f in deck_fit.FitSettings.__dataclass_fields__.values()}
@@ -121,7 +142,9 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     photos = deck_fit._photos(folder, cards)
     generic = store.generic_classifier_path()
     rsess = session(onnxgraph.feature_model(generic)[0], threads)
-    crops = deck_fit.deck_crops(cards, photos, s, CardRecognizer.default(threads=threads) if s.scenes else None)
+    # the table scenes boxed as the table will box them: by the deck's own detector where it has one
+    boxes = CardRecognizer.default(detector_path=store.deck_detector(name), threads=threads) if s.scenes else None
+    crops = deck_fit.deck_crops(cards, photos, s, boxes)
     gate = deck_fit.deck_gate(rsess, cards, photos, s, deck_fit.gate_augmentations(crops, s))
     x = classifier_input(crops.train, rsess)
     y = (np.asarray(crops.train_y) // deck_fit.TURNS).astype(np.int64)  # both turns are the face
@@ -133,7 +156,7 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     start = _top1(net, held, held_y)
     with tqdm(total=epochs * len(x), unit="crop", file=sys.stderr, disable=not progress,
               desc=f"deck-tune {name}", dynamic_ncols=True) as bar:
-        scores = _train(net, x, y, held, held_y, epochs, lr, batch, s.seed, bar)
+        scores = _train(net, x, y, held, held_y, epochs, lr, batch, s.seed, bar, frozen_part(net, freeze))
     out = folder / store.MODEL_FILE
     tmp = out.with_name(out.name + ".tuned")
     meta = {"deck": name, "deck_generic_sha256": profile["generic"]["sha256"], "deck_reading": "tuned"}
@@ -158,7 +181,8 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
         r_scenes = deck_fit._features(rsess, crops.held_scenes)[0]
         scenes_kept = round(float(gate.inside(r_scenes, crop_whites(crops.held_scenes)).mean()), 4)
     profile["tuned"] = {
-        "epochs": epochs, "lr": lr, "batch": batch, "scenes": s.scenes, "training_crops": int(len(x)),
+        "epochs": epochs, "lr": lr, "batch": batch, "scenes": s.scenes, "frozen_blocks": freeze,
+        "training_crops": int(len(x)),
         "held_back_top1_start": start, "held_back_top1_by_epoch": scores,
         "held_back_top1_gated": held_top1,
         "held_back_scenes_top1": scenes_top1,
@@ -177,15 +201,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--freeze", type=int, default=FREEZE,
+                    help=f"leading convolution blocks kept as the generic classifier's, computed once for both "
+                         f"networks in the deck's file (default {FREEZE}; 0: tune every layer)")
     ap.add_argument("--scenes", type=int, default=SCENES,
                     help=f"small table scenes per card to learn from, boxed by the table's detector (default {SCENES})")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    if args.epochs < 1 or args.batch < 1 or not args.lr > 0 or args.scenes < 0:
-        ap.error("--epochs and --batch must be at least 1, --lr above 0, --scenes 0 or more")
+    if args.epochs < 1 or args.batch < 1 or not args.lr > 0 or args.scenes < 0 or args.freeze < 0:
+        ap.error("--epochs and --batch must be at least 1, --lr above 0, --scenes and --freeze 0 or more")
     try:
         profile = tune(args.name, args.epochs, args.lr, args.batch, args.threads, progress=not args.quiet,
-                       scenes=args.scenes)
+                       scenes=args.scenes, freeze=args.freeze)
     except ImportError as exc:
         print(f"deck-tune needs the training packages (pip install -e '.[train]'): {exc}", file=sys.stderr)
         return 2

@@ -301,6 +301,44 @@ def test_a_tuned_deck_reads_its_cards_and_leaves_others_to_the_generic_model(sma
         shutil.rmtree(store.decks_root() / "tuned")
 
 
+@pytest.mark.slow
+def test_a_tune_with_frozen_blocks_computes_them_once_for_both_networks(small_deck, capsys):
+    """`deck tune --freeze 3`: the first three blocks stay the generic classifier's, so the
+    deck's file computes them once for both networks (4 of its 7 convolutions), and still
+    reads the deck's cards with the tuned network and another deck's with the generic one."""
+    import onnx
+
+    from vision.decks.fit import _references
+    from vision.decks.learn import classifier_feed, session
+
+    shutil.copytree(store.deck_dir("small"), store.decks_root() / "frozen")
+    try:
+        assert _cli("deck", "tune", "frozen", "--epochs", "2", "--scenes", "2", "--freeze", "3", "--quiet") == 0
+        capsys.readouterr()
+        path = store.deck_dir("frozen") / store.MODEL_FILE
+        convs = sum(n.op_type == "Conv" for n in onnx.load(str(path)).graph.node)
+        generic_convs = sum(n.op_type == "Conv" for n in onnx.load(str(store.generic_classifier_path())).graph.node)
+        assert convs == generic_convs + 3
+        assert store.read_json(store.deck_dir("frozen") / store.PROFILE_FILE)["tuned"]["frozen_blocks"] == 3
+        deck, generic = session(path), session(store.generic_classifier_path())
+        foreign = _references()[::9]
+        np.testing.assert_allclose(deck.run(None, classifier_feed(foreign, deck))[0],
+                                   generic.run(None, classifier_feed(foreign, generic))[0], rtol=1e-5, atol=1e-4)
+        (img, truth), = layout_photos(deck_cards(LOOK, 300, faces=SMALL), photos=1, size=(1280, 960), seed=27,
+                                      cast=LOOK.cast)
+        from vision.crops import crop_from_quad, order_portrait
+
+        own = [crop_from_quad(img, order_portrait(q)) for _, q in truth]
+        z = deck.run(None, classifier_feed(own, deck))[0]
+        assert (z.argmax(axis=1) == [CLASSES.index(n) for n, _ in truth]).sum() >= len(SMALL) - 1
+        before = _tree_hash(store.deck_dir("frozen"))
+        assert _cli("deck", "tune", "frozen", "--freeze", "9", "--quiet") == 2
+        assert "--freeze 9: the classifier has 4 blocks" in capsys.readouterr().err
+        assert _tree_hash(store.deck_dir("frozen")) == before
+    finally:
+        shutil.rmtree(store.decks_root() / "frozen")
+
+
 def test_deck_tune_refuses_a_deck_not_fitted_or_without_its_gate(small_deck, capsys):
     from models.deck_tune import main as tune_main
 
@@ -320,6 +358,62 @@ def test_deck_tune_refuses_a_deck_not_fitted_or_without_its_gate(small_deck, cap
         assert "--no-gate" in capsys.readouterr().err
         assert tune_main(["nosuch", "--quiet"]) == 2
         assert "no deck named 'nosuch'" in capsys.readouterr().err
+    finally:
+        shutil.rmtree(root / "unfitted")
+
+
+@pytest.mark.slow
+def test_a_deck_taught_to_the_detector_is_read_with_it_on_the_table_only(small_deck, capsys):
+    """`uno-table deck detector` (`python -m models deck-detector`): the table's detector
+    fine-tuned on simulated tables laid with the deck's cards, written into the deck; the
+    table then reads with it and still boxes the deck's cards, the still photos keep theirs,
+    and a deck without one reads with the generic detector."""
+    from vision.config import VisionConfig
+    from vision.detectors import make_detector
+    from vision.recognizer import CardRecognizer
+
+    shutil.copytree(store.deck_dir("small"), store.decks_root() / "boxed")
+    try:
+        assert _cli("deck", "detector", "boxed", "--epochs", "1", "--tables", "8", "--scenes", "4", "--quiet") == 0
+        assert "detector fine-tuned on 8 table crops and 4 scenes" in capsys.readouterr().out
+        folder = store.deck_dir("boxed")
+        path = folder / store.DETECTOR_FILE
+        d = store.read_json(folder / store.PROFILE_FILE)["detector"]
+        assert d["epochs"] == 1 and d["data"]["boxes"] > 12 and 0.0 <= d["val"]["recall"] <= 1.0
+        assert store.deck_detector("boxed") == path and store.deck_detector("small") is None
+        table = make_detector(VisionConfig(deck="boxed").detector)
+        assert table.recognizer.detector_path == path
+        photos = make_detector(VisionConfig(deck="boxed").detector.model_copy(update={"tiles": True}))
+        assert photos.recognizer.detector_path == store.generic_detector_path(photos=True)
+        assert make_detector(VisionConfig(deck="small").detector).recognizer.detector_path == \
+            store.generic_detector_path()
+        (img, truth), = layout_photos(deck_cards(LOOK, 300, faces=SMALL), photos=1, size=(1280, 960), seed=29,
+                                      cast=LOOK.cast)
+        boxes = CardRecognizer(path, store.deck_classifier("boxed")).detect(img)
+        assert len(boxes) >= len(SMALL) - 1
+        # fitting again keeps the deck's detector and says so
+        from vision.decks.fit import FitSettings, fit
+
+        fit("boxed", FitSettings.fast(), progress=False)
+        assert _cli("deck", "show", "boxed") == 0
+        assert "table detector" in capsys.readouterr().out and path.is_file()
+    finally:
+        shutil.rmtree(store.decks_root() / "boxed")
+
+
+def test_deck_detector_refuses_an_unknown_or_unfitted_deck_and_writes_nothing(small_deck, capsys):
+    from models.deck_detector import main as detector_main
+
+    root = store.decks_root()
+    assert detector_main(["nosuch", "--quiet"]) == 2
+    assert "no deck named 'nosuch'" in capsys.readouterr().err
+    shutil.copytree(store.deck_dir("small"), root / "unfitted")
+    try:
+        (root / "unfitted" / store.PROFILE_FILE).unlink()
+        before = _tree_hash(root / "unfitted")
+        assert detector_main(["unfitted", "--quiet"]) == 2
+        assert "not fitted: run `uno-table deck fit unfitted` first" in capsys.readouterr().err
+        assert _tree_hash(root / "unfitted") == before
     finally:
         shutil.rmtree(root / "unfitted")
 

@@ -584,3 +584,38 @@ def test_a_small_unsure_box_beside_a_whole_card_is_not_grown_into_a_card(monkeyp
     found = rec.recognize(img)
     assert not any(np.linalg.norm(q.mean(axis=0) - [420, 330]) < 5 for q in tried)  # never grown
     assert "yellow-4" in [d.card for d in found]
+
+
+def test_a_strip_of_a_neighbours_card_at_a_zone_crops_edge_is_not_named(rec):
+    """The pile's crop (its zone and a margin) catches the top strip of the revealed row
+    below it; the row's own crop reads those cards whole. With the zone given (`own`), the
+    strip is not named; the pile's cards are read as before. A zone reaching the crop's edge
+    (a zone at the frame's edge) keeps the cards cut there."""
+    from vision.bench import table_frame
+    from vision.config import VisionConfig
+    from vision.decks.looks import DeckLook
+    from vision.frame import Frame
+    from vision.pipeline import VisionPipeline
+    from vision.recognizer import beside_own
+
+    jpeg, _ = table_frame(look=DeckLook.parse("2010s~-12+wear@warm", seed=1))
+    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    pipe = VisionPipeline(VisionConfig())
+    zones = pipe.process(Frame(0, 0.0, img, None)).zones
+    pile = pipe._regions(zones, img.shape)[0]
+    own = pipe._own[pile]
+    crop = img[pile[1]:pile[3], pile[0]:pile[2]]
+    h, w = crop.shape[:2]
+    strips = [q for q, _ in rec.detect(crop) if beside_own(q, own, w, h)]
+    assert strips and all(q[:, 1].max() >= h - 1 for q in strips)  # the row's tops, at the crop's bottom
+
+    def inside(d):
+        cx, cy = np.mean(d.quad, axis=0)
+        return own[0] <= cx <= own[2] and own[1] <= cy <= own[3]
+
+    everything, kept = rec.recognize_timed(crop)[0], rec.recognize_timed(crop, own)[0]
+    assert any(not inside(d) for d in everything) and all(inside(d) for d in kept)
+    assert sorted(d.card for d in kept) == sorted(d.card for d in everything if inside(d))
+    assert len(kept) >= 2  # the pile's top card and the one showing under it
+    # a zone that reaches the crop's bottom edge keeps what that edge cuts
+    assert not any(beside_own(q, (own[0], own[1], own[2], h), w, h) for q in strips)

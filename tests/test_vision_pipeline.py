@@ -118,7 +118,7 @@ def test_a_backend_that_reads_crops_side_by_side_gets_both_zones_in_one_call():
     pipe, seen, np = _zone_pipeline(zone_margin=0.2)
     calls = []
 
-    def detect_many(images):
+    def detect_many(images, owns=None):
         calls.append(len(images))
         return [(pipe.detector.detect(im), {"total": 5.0, "classify": 2.0}) for im in images]
 

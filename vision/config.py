@@ -123,7 +123,8 @@ class OnnxDetectorConfig(_Strict):
     )  # fmt: skip
     deck: str | None = Field(
         None, description="A deck taught to the table (`uno-table deck`): its fitted classifier "
-        "replaces the generic one. Set through `vision.deck`.",
+        "replaces the generic one, and its own table detector the generic one where it has one "
+        "(still photos keep theirs). Set through `vision.deck`.",
     )
     tiles: bool = Field(
         False, description="Read an image whose cards are small again in overlapping tiles "
@@ -295,7 +296,8 @@ class VisionConfig(_Strict):
     deck: str | None = Field(
         None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
         description="The deck on the table, taught with `uno-table deck learn/fit NAME`: the card "
-        "classifier adapted to it is used instead of the generic one. Empty: the generic model.",
+        "classifier adapted to it is used instead of the generic one, and the table's detector taught "
+        "it (`uno-table deck detector NAME`) where there is one. Empty: the generic models.",
     )
 
     source: SourceConfig = Field(

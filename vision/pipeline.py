@@ -72,6 +72,7 @@ class VisionPipeline:
         # region -> (its grey at the last reading, the detections then, frames reused since)
         self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
         self.light = TableLight()  # the light's colour, for the zone monitors' skin test
+        self._own: dict[tuple[int, int, int, int], tuple[float, float, float, float]] = {}  # region -> its zone
 
     def _by_zone(self) -> bool:
         """Read zone crops (not the whole frame): configured so, and the backend reads pixels
@@ -99,6 +100,9 @@ class VisionPipeline:
             box = (max(0, int(x0 - m)), max(0, int(y0 - m)), min(w, int(x1 + m + 1)), min(h, int(y1 + m + 1)))
             if box[2] - box[0] >= 16 and box[3] - box[1] >= 16:
                 out.append(box)
+                # the zone in its crop's pixels: a strip of a neighbour's card the margin
+                # catches at the crop's edge is not named here (`recognize_timed`'s `own`)
+                self._own[box] = (x0 - box[0], y0 - box[1], x1 - box[0], y1 - box[1])
         return out
 
     def _detect_regions(
@@ -127,8 +131,8 @@ class VisionPipeline:
             todo.append((i, grey))
         crops = [frame.image[y0:y1, x0:x1] for x0, y0, x1, y1 in (regions[i] for i, _ in todo)]
         many = getattr(self.detector, "detect_many", None)
-        if many is not None and len(crops) > 1:
-            readings = many(crops)
+        if many is not None and crops:
+            readings = many(crops, [self._own.get(regions[i]) for i, _ in todo])
         else:
             readings = []
             for crop in crops:
@@ -145,6 +149,8 @@ class VisionPipeline:
         if len(cache) > 8:  # zones moved (camera bumped): forget crops no longer read
             for key in [k for k in cache if k not in regions]:
                 del cache[key]
+            for key in [k for k in self._own if k not in regions]:
+                self._own.pop(key)
         if len(regions) < 2:
             return [d for _, d in found], dt, read
         # Where crops overlap, a card can be read twice: keep the larger reading (the crop

@@ -309,6 +309,21 @@ def _whole_in(image: np.ndarray, quad) -> bool:
     return bool(q.min() > 0.5 and q[:, 0].max() < iw - 0.5 and q[:, 1].max() < ih - 0.5)
 
 
+def beside_own(quad, own: tuple[float, float, float, float], width: int, height: int) -> bool:
+    """Is the box a strip of a card beside `own` (the part of a crop whose cards the reading
+    is for: a zone, in the crop's pixels)? Its centre lies outside `own`, and it is cut by an
+    edge of the crop that `own` does not reach: the card goes on past the crop, into a
+    neighbour's area, whose own crop sees it whole."""
+    q = np.asarray(quad)
+    x0, y0, x1, y1 = own
+    cx, cy = q.mean(axis=0)
+    if x0 <= cx <= x1 and y0 <= cy <= y1:
+        return False
+    lo, hi = q.min(axis=0), q.max(axis=0)
+    return bool((lo[0] <= 1 and x0 > 1) or (lo[1] <= 1 and y0 > 1)
+                or (hi[0] >= width - 1 and x1 < width - 1) or (hi[1] >= height - 1 and y1 < height - 1))
+
+
 def _rect_axes(quad: np.ndarray):
     """A box as its rotated rect ((cx, cy), (w, h), angle) and the unit vectors along its w and
     its h sides in the image."""
@@ -1009,17 +1024,19 @@ class CardRecognizer:
         found, self.last_timings = self.recognize_timed(image)
         return found
 
-    def recognize_many(self, images: list[np.ndarray]) -> list[tuple[list[CardDetection], dict[str, float]]]:
-        """`recognize_timed` of several images (a frame's zone crops), side by side: one
-        detector run gains little from a second core, two runs on two cores take the time of
-        one (docs/replay.md, the frame budget)."""
+    def recognize_many(self, images: list[np.ndarray], owns: list | None = None,
+                       ) -> list[tuple[list[CardDetection], dict[str, float]]]:
+        """`recognize_timed` of several images (a frame's zone crops; `owns`: each one's
+        `own`), side by side: one detector run gains little from a second core, two runs on
+        two cores take the time of one (docs/replay.md, the frame budget)."""
+        owns = owns if owns is not None else [None] * len(images)
         if len(images) < 2:
-            return [self.recognize_timed(im) for im in images]
+            return [self.recognize_timed(im, own) for im, own in zip(images, owns, strict=True)]
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recognize")
-        return list(self._pool.map(self.recognize_timed, images))
+        return list(self._pool.map(self.recognize_timed, images, owns))
 
     def close(self) -> None:
         """Let recognize_many's threads go (a recognizer replaced by another, e.g. a deck)."""
@@ -1027,9 +1044,13 @@ class CardRecognizer:
             self._pool.shutdown(wait=False)
             self._pool = None
 
-    def recognize_timed(self, image: np.ndarray) -> tuple[list[CardDetection], dict[str, float]]:
+    def recognize_timed(self, image: np.ndarray, own: tuple[float, float, float, float] | None = None,
+                        ) -> tuple[list[CardDetection], dict[str, float]]:
         """`recognize`, with this call's stage times (ms) returned beside its cards, not kept:
-        safe to call from several threads at once."""
+        safe to call from several threads at once. `own` (x0, y0, x1, y1): for a crop of a
+        bigger frame, the part whose cards are wanted; a strip of a card beside it, cut by
+        the crop's edge (`beside_own`), is not named (the table's zone crops: the pile's
+        crop catches the top strip of the revealed row below it, whose crop reads it whole)."""
         if image is None or not hasattr(image, "ndim"):
             raise ValueError("recognize() needs a BGR image as a numpy array (got None?)")
         if image.ndim == 2:
@@ -1043,6 +1064,8 @@ class CardRecognizer:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         found = self.detect_tiled(image, timings) if self.tiles else self.detect(image, timings)
+        if own is not None:
+            found = [(q, s) for q, s in found if not beside_own(q, own, image.shape[1], image.shape[0])]
         from vision.crops import order_portrait
 
         if not found and self.whole_image:

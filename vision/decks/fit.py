@@ -411,7 +411,8 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
     if recognizer is None and s.scenes > 0:
         from vision.recognizer import CardRecognizer
 
-        recognizer = CardRecognizer.default(threads=s.threads)
+        # the table scenes boxed as the table will box them: by the deck's own detector where it has one
+        recognizer = CardRecognizer.default(detector_path=store.deck_detector(name), threads=s.threads)
     n_aug = len(cards) * (s.per_card + s.held_back) + s.backs
     n_scene = len(cards) * s.scenes
     n_held_scene = len(cards) * s.held_scenes if s.scenes else 0  # made as the scenes are; read unseen by the bar
@@ -529,6 +530,9 @@ def fit(name: str, settings: FitSettings | None = None, *, allow_missing: bool |
         "fit_cpu_seconds": round(time.process_time() - cpu_start, 1),
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
     }
+    old = store.read_json(folder / store.PROFILE_FILE) or {}
+    if old.get("detector") and (folder / store.DETECTOR_FILE).is_file():  # the deck's own detector stays
+        profile["detector"] = old["detector"]
     store.write_json(folder / store.PROFILE_FILE, profile)
     return profile
 

@@ -326,12 +326,44 @@ def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, su
     _save(model, out)
 
 
+def _shared_nodes(g, tg) -> dict[str, str]:
+    """The tuned graph's tensors that a node of the generic graph computes already (the
+    layers a tune left frozen: the same operation, attributes and weights, on the same
+    inputs), each mapped to that generic tensor; the tuned network's input to the generic's."""
+    _, helper, numpy_helper = _onnx()
+    ginit = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    tinit = {t.name: numpy_helper.to_array(t) for t in tg.initializer}
+
+    def attrs(n):
+        return {a.name: helper.get_attribute_value(a) for a in n.attribute}
+
+    def same_input(a: str, b: str, same: dict[str, str]) -> bool:
+        if a in same:
+            return same[a] == b
+        if a in tinit and b in ginit:  # a frozen layer's weights, exported again: equal up to rounding
+            return tinit[a].shape == ginit[b].shape and bool(np.allclose(tinit[a], ginit[b], rtol=1e-4, atol=1e-6))
+        return a == b == ""
+
+    same = {tg.input[0].name: g.input[0].name}
+    for n in tg.node:
+        if not all(x in same or x in tinit or not x for x in n.input):
+            break  # past the first tuned layer nothing is shared
+        match = next((m for m in g.node if m.op_type == n.op_type and len(m.input) == len(n.input)
+                      and attrs(m) == attrs(n) and all(same_input(a, b, same) for a, b in zip(n.input, m.input, strict=True))),
+                     None)
+        if match is None:
+            break
+        same.update(zip(n.output, match.output, strict=True))
+    return same
+
+
 def tuned_deck_model(path: Path, out: Path, tuned, gate, metadata: dict[str, str]) -> None:
     """Write a deck's classifier whose reading is its own network: `tuned` (an ONNX model,
     the generic classifier fine-tuned on the deck's crops: the same input, logits for the
     same classes) reads the crops the gate keeps for the deck, and the generic classifier
     the rest, as `deck_model` does. Each crop goes through both networks once (no colour map:
-    the tuned network learnt the deck's colours)."""
+    the tuned network learnt the deck's colours), the layers they share (a tune's frozen
+    ones, `_shared_nodes`) once for both."""
     onnx, helper, _ = _onnx()
     model = load(path)
     layer = last_linear(model)
@@ -342,17 +374,20 @@ def tuned_deck_model(path: Path, out: Path, tuned, gate, metadata: dict[str, str
     if len(tg.input) != 1 or len(tg.output) != 1:
         raise DeckError("the tuned network must have one input and one output")
     prefix = "deck_tuned_"
-    renamed = {tg.input[0].name: g.input[0].name}
-    for t in tg.initializer:
-        renamed[t.name] = prefix + t.name
-        t.name = prefix + t.name
-    for n in tg.node:
+    # the layers a tune left frozen are the generic network's: computed once, for both
+    shared = _shared_nodes(g, tg)
+    kept = [n for n in tg.node if not all(o in shared for o in n.output)]
+    used = {x for n in kept for x in n.input}
+    for n in kept:
         n.name = prefix + n.name
-        n.input[:] = [renamed.get(x, prefix + x if x else x) for x in n.input]
+        n.input[:] = [shared.get(x, prefix + x if x else x) for x in n.input]
         n.output[:] = [prefix + x for x in n.output]
-    tuned_out = prefix + tg.output[0].name
-    g.initializer.extend(tg.initializer)
-    g.node.extend(tg.node)
+    inits = [t for t in tg.initializer if t.name in used]
+    for t in inits:
+        t.name = prefix + t.name
+    tuned_out = shared.get(tg.output[0].name, prefix + tg.output[0].name)
+    g.initializer.extend(inits)
+    g.node.extend(kept)
     g.initializer.append(onnx.numpy_helper.from_array(np.array([1], np.int64), "deck_axis_1"))
     flat = layer.features + "_deck_flat"
     nodes = [helper.make_node("Flatten", [layer.features], [flat], axis=1, name="deck_flat")]

@@ -31,6 +31,7 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 CARDS_FILE = "cards.csv"
 PROFILE_FILE = "profile.json"
 MODEL_FILE = "deck_classifier.onnx"
+DETECTOR_FILE = "deck_detector.onnx"  # `python -m models deck-detector`: the table's detector, taught this deck
 LEARN_FILE = "learn.json"
 # 2: fitted on crops fed as the recognizer feeds them (white-normalised), with the gate;
 # a format-1 deck learnt other pictures of its cards: it is fitted again, its cards kept
@@ -209,6 +210,13 @@ def deck_classifier(name: str) -> Path:
     return model
 
 
+def deck_detector(name: str) -> Path | None:
+    """Deck NAME's own table detector (`python -m models deck-detector`), or None when it has
+    none (the generic one reads its table)."""
+    path = deck_dir(name) / DETECTOR_FILE
+    return path if path.is_file() else None
+
+
 def check_compatible(name: str, profile: dict) -> None:
     if profile.get("format") != PROFILE_FORMAT:
         raise DeckIncompatibleError(
@@ -238,6 +246,7 @@ class DeckSummary:
     compatible: str | None  # None: fine; else why it cannot be used
     figures: dict
     tuned: dict | None = None  # `python -m models deck-tune`: the whole classifier fine-tuned
+    detector: dict | None = None  # `python -m models deck-detector`: the table's detector taught this deck
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -266,7 +275,8 @@ def summary(name: str) -> DeckSummary:
     else:
         why = "not fitted yet"
     return DeckSummary(name, n_cards, len({c.card for c in cards}), missing, doubled, fitted, bool(stale), why,
-                       figures, (profile or {}).get("tuned"))
+                       figures, (profile or {}).get("tuned"),
+                       (profile or {}).get("detector") if (folder / DETECTOR_FILE).is_file() else None)
 
 
 def remove(name: str) -> Path:
@@ -276,7 +286,7 @@ def remove(name: str) -> Path:
 
 
 __all__ = [
-    "DeckError", "DeckIncompatibleError", "EnrolledCard", "check_name", "deck_classifier", "deck_dir",
+    "DeckError", "DeckIncompatibleError", "EnrolledCard", "check_name", "deck_classifier", "deck_detector", "deck_dir",
     "deck_names", "decks_root", "face_problems", "generic_classifier_path", "read_cards", "remove",
     "summary", "write_cards",
 ]

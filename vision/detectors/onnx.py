@@ -38,10 +38,13 @@ class OnnxDetector:
 
             if config.classifier_path is not None:
                 raise DeckError(f"deck {deck!r} brings its own classifier: give a deck or a classifier, not both")
-            from vision.decks.store import generic_detector_path
+            from vision.decks.store import deck_detector, generic_detector_path
 
-            config = config.model_copy(update={"classifier_path": deck_classifier(deck),
-                                               "detector_path": config.detector_path or generic_detector_path(config.tiles)})
+            # the table reads with the deck's own detector where one was taught (`python -m
+            # models deck-detector`); still photos keep the photos' detector
+            detector = config.detector_path or (None if config.tiles else deck_detector(deck)) \
+                or generic_detector_path(config.tiles)
+            config = config.model_copy(update={"classifier_path": deck_classifier(deck), "detector_path": detector})
             self.cfg = config
         threads = config.threads or default_threads()
         try:
@@ -84,9 +87,11 @@ class OnnxDetector:
         dets, self.timings = self._kept(*self.recognizer.recognize_timed(image))
         return dets
 
-    def detect_many(self, images: list[np.ndarray]) -> list[tuple[list[CardDetection], dict[str, float]]]:
-        """`detect` of several crops of one frame, read side by side; each with its stage times."""
-        return [self._kept(dets, t) for dets, t in self.recognizer.recognize_many(images)]
+    def detect_many(self, images: list[np.ndarray], owns: list | None = None,
+                    ) -> list[tuple[list[CardDetection], dict[str, float]]]:
+        """`detect` of several crops of one frame, read side by side; each with its stage
+        times. `owns`: each crop's zone in its own pixels (`CardRecognizer.recognize_timed`)."""
+        return [self._kept(dets, t) for dets, t in self.recognizer.recognize_many(images, owns)]
 
     def _kept(self, dets: list[CardDetection], timings: dict) -> tuple[list[CardDetection], dict[str, float]]:
         """The readings sure enough to report, and the stage times as plain floats."""
