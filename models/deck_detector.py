@@ -324,14 +324,12 @@ def main(argv: list[str] | None = None) -> int:
             or args.held_back < 0:
         ap.error("--tables, --scenes and --held-back 0 or more, --tables and --scenes 10 together at least, "
                  "--epochs and --batch 1 at least")
-    try:
-        profile = tune_detector(args.name, args.tables, args.scenes, args.epochs, args.batch, args.seed,
-                                args.threads, progress=not args.quiet, held_back=args.held_back)
-    except ImportError as exc:
-        print(f"deck-detector needs the training packages (pip install -e '.[train]'): {exc}", file=sys.stderr)
-        return 2
-    except DeckError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    from models.deck_tune import run_job
+
+    profile = run_job("deck-detector", lambda: tune_detector(
+        args.name, args.tables, args.scenes, args.epochs, args.batch, args.seed, args.threads,
+        progress=not args.quiet, held_back=args.held_back))
+    if profile is None:
         return 2
     d = profile["detector"]
     print(f"deck {args.name}: detector fine-tuned on {d['data']['table_crops']} table crops and "

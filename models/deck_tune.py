@@ -194,6 +194,18 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     return profile
 
 
+def run_job(verb: str, job) -> dict | None:
+    """`job()` (a deck's training: the profile it returns), or None after saying why not: the
+    training packages missing, or what is wrong with the deck (`DeckError`)."""
+    try:
+        return job()
+    except ImportError as exc:
+        print(f"{verb} needs the training packages (pip install -e '.[train]'): {exc}", file=sys.stderr)
+    except DeckError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m models deck-tune", description=__doc__.split("\n\n")[0])
     ap.add_argument("name", help="a deck enrolled and fitted with `uno-table deck`")
@@ -210,14 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.epochs < 1 or args.batch < 1 or not args.lr > 0 or args.scenes < 0 or args.freeze < 0:
         ap.error("--epochs and --batch must be at least 1, --lr above 0, --scenes and --freeze 0 or more")
-    try:
-        profile = tune(args.name, args.epochs, args.lr, args.batch, args.threads, progress=not args.quiet,
-                       scenes=args.scenes, freeze=args.freeze)
-    except ImportError as exc:
-        print(f"deck-tune needs the training packages (pip install -e '.[train]'): {exc}", file=sys.stderr)
-        return 2
-    except DeckError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    profile = run_job("deck-tune", lambda: tune(args.name, args.epochs, args.lr, args.batch, args.threads,
+                                                 progress=not args.quiet, scenes=args.scenes, freeze=args.freeze))
+    if profile is None:
         return 2
     t = profile["tuned"]
     print(f"deck {args.name}: held-back augmentations {t['held_back_top1_start']:.1%} -> "
