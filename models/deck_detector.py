@@ -86,17 +86,15 @@ def crop_labels(truth, box: tuple[int, int, int, int], frame_shape, min_visible:
     return lines
 
 
-def zone_boxes(table, shape, margin: float) -> list[tuple[int, int, int, int]]:
-    """The zones' crops as the pipeline cuts them (bounds grown by `margin` of the short side)."""
-    h, w = shape[:2]
-    out = []
-    polys = table.zone_polygons_px()
-    for name in ZONES:
-        p = np.asarray(polys[name], np.float32)
-        (zx0, zy0), (zx1, zy1) = p.min(axis=0), p.max(axis=0)
-        m = margin * min(zx1 - zx0, zy1 - zy0)
-        out.append((max(0, int(zx0 - m)), max(0, int(zy0 - m)), min(w, int(zx1 + m + 1)), min(h, int(zy1 + m + 1))))
-    return out
+def zone_crops(table, shape, margin: float) -> list[tuple[tuple, tuple]]:
+    """The simulated table's zones cut as the pipeline cuts them (`vision.pipeline.zone_crop`:
+    each crop, and the zone in its pixels)."""
+    from vision.pipeline import zone_crop
+    from vision.zones import ZoneLayout
+
+    zones = ZoneLayout.from_polygons(table.zone_polygons_px())
+    crops = (zone_crop(zones[name].bounds(), margin, shape[1], shape[0]) for name in ZONES)
+    return [c for c in crops if c is not None]
 
 
 def _recast(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -118,7 +116,7 @@ def table_crops(faces: dict[str, list[np.ndarray]], count: int, seed: int, margi
         table = SimTable(seed=int(rng.integers(1 << 30)), fps=4, faces=faces)
         for _ in range(int(rng.integers(0, 10))):  # a pile already played
             table.discard.append(table._pile_pose(ALL_FACES[int(rng.integers(len(ALL_FACES)))]))
-        boxes = owns = None
+        crops = None
         for _ in range(6):
             r = rng.random()
             if r < 0.35:
@@ -135,14 +133,8 @@ def table_crops(faces: dict[str, list[np.ndarray]], count: int, seed: int, margi
             # the still table after the move, and now and then a frame with the hand over it
             picks = [frames[-1]] + ([frames[int(rng.integers(len(frames)))]] if rng.random() < 0.3 else [])
             for image, truth in picks:
-                if boxes is None:
-                    boxes = zone_boxes(table, image.shape, margin)
-                    polys = table.zone_polygons_px()
-                    owns = []
-                    for name, (x0, y0, _, _) in zip(ZONES, boxes, strict=True):
-                        p = np.asarray(polys[name], np.float32)
-                        owns.append((*(p.min(axis=0) - (x0, y0)), *(p.max(axis=0) - (x0, y0))))
-                for box, own in zip(boxes, owns, strict=True):
+                crops = crops or zone_crops(table, image.shape, margin)
+                for box, own in crops:
                     lines = crop_labels(truth, box, image.shape)
                     x0, y0, x1, y1 = box
                     yield _recast(image[y0:y1, x0:x1], rng), lines, own

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.deck_detector import crop_labels, zone_boxes
+from models.deck_detector import crop_labels, zone_crops
 from vision.sim import SimTable, SimTruth
 
 
@@ -44,7 +44,7 @@ def test_the_crops_are_the_zones_the_pipeline_reads_and_hold_the_revealed_row():
     table.reveal(row)
     while table.pending:
         image, truth = table.next_frame()
-    boxes = zone_boxes(table, image.shape, 0.2)
+    boxes = [box for box, _ in zone_crops(table, image.shape, 0.2)]
     assert len(boxes) == 2
     polys = table.zone_polygons_px()
     for name, (x0, y0, x1, y1) in zip(("discard", "reveal"), boxes, strict=True):

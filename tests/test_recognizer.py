@@ -602,8 +602,7 @@ def test_a_strip_of_a_neighbours_card_at_a_zone_crops_edge_is_not_named(rec):
     img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
     pipe = VisionPipeline(VisionConfig())
     zones = pipe.process(Frame(0, 0.0, img, None)).zones
-    pile = pipe._regions(zones, img.shape)[0]
-    own = pipe._own[pile]
+    pile, own = pipe._regions(zones, img.shape)[0]
     crop = img[pile[1]:pile[3], pile[0]:pile[2]]
     h, w = crop.shape[:2]
     strips = [q for q, _ in rec.detect(crop) if beside_own(q, own, w, h)]

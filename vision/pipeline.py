@@ -52,6 +52,21 @@ def _offset_detection(d: CardDetection, dx: float, dy: float) -> CardDetection:
     return CardDetection(d.card, d.confidence, box, quad, d.detector_confidence, d.candidates)
 
 
+def zone_crop(bounds: tuple[float, float, float, float], margin: float, width: int, height: int,
+              ) -> tuple[tuple[int, int, int, int], tuple[float, float, float, float]] | None:
+    """The crop (x0, y0, x1, y1) the detector reads for a zone with these bounds: grown by
+    `margin` of its short side (a card lying over the zone's edge is seen whole), cut to the
+    frame; and the zone in the crop's own pixels (`CardRecognizer.recognize_timed`'s `own`: a
+    strip of a neighbour's card the margin catches at the crop's edge is not named). None: a
+    crop under 16 pixels a side."""
+    x0, y0, x1, y1 = bounds
+    m = margin * min(x1 - x0, y1 - y0)
+    box = (max(0, int(x0 - m)), max(0, int(y0 - m)), min(width, int(x1 + m + 1)), min(height, int(y1 + m + 1)))
+    if box[2] - box[0] < 16 or box[3] - box[1] < 16:
+        return None
+    return box, (x0 - box[0], y0 - box[1], x1 - box[0], y1 - box[1])
+
+
 def _area(b) -> float:
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 
@@ -72,18 +87,18 @@ class VisionPipeline:
         # region -> (its grey at the last reading, the detections then, frames reused since)
         self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
         self.light = TableLight()  # the light's colour, for the zone monitors' skin test
-        self._own: dict[tuple[int, int, int, int], tuple[float, float, float, float]] = {}  # region -> its zone
 
     def _by_zone(self) -> bool:
         """Read zone crops (not the whole frame): configured so, and the backend reads pixels
         (a stand-in that reads the truth takes the frame)."""
         return self.config.detect_region == "zones" and getattr(self.detector, "reads_pixels", True)
 
-    def _regions(self, zones: ZoneLayout, shape, activity=None) -> list[tuple[int, int, int, int]]:
-        """Crops (x0, y0, x1, y1) the detector reads: one per zone with cards to read. A
-        whole 1280x720 frame shrunk into a 320-pixel detector leaves a card ~35 pixels tall,
-        and its corners (from which it is straightened and named) a few pixels off; a zone
-        crop keeps it 2-3x larger. A zone a hand covers is left out (nothing to read)."""
+    def _regions(self, zones: ZoneLayout, shape, activity=None) -> list[tuple[tuple, tuple]]:
+        """The crops the detector reads (`zone_crop`: the crop, and the zone in its pixels):
+        one per zone with cards to read. A whole 1280x720 frame shrunk into a 320-pixel
+        detector leaves a card ~35 pixels tall, and its corners (from which it is straightened
+        and named) a few pixels off; a zone crop keeps it 2-3x larger. A zone a hand covers is
+        left out (nothing to read)."""
         h, w = shape[:2]
         out = []
         for name in ("discard", "reveal"):
@@ -95,21 +110,18 @@ class VisionPipeline:
                 continue  # a hand is over it: the tracker waits for the hand to leave
             # (still skin-coloured for a while: a hand at rest or a card of that colour; read,
             # so the tracker can tell which, `ZoneMonitor.absorb`)
-            x0, y0, x1, y1 = z.bounds()
-            m = self.config.zone_margin * min(x1 - x0, y1 - y0)
-            box = (max(0, int(x0 - m)), max(0, int(y0 - m)), min(w, int(x1 + m + 1)), min(h, int(y1 + m + 1)))
-            if box[2] - box[0] >= 16 and box[3] - box[1] >= 16:
-                out.append(box)
-                # the zone in its crop's pixels: a strip of a neighbour's card the margin
-                # catches at the crop's edge is not named here (`recognize_timed`'s `own`)
-                self._own[box] = (x0 - box[0], y0 - box[1], x1 - box[0], y1 - box[1])
+            crop = zone_crop(z.bounds(), self.config.zone_margin, w, h)
+            if crop is not None:
+                out.append(crop)
         return out
 
     def _detect_regions(
         self, frame: Frame, regions, features: FrameFeatures,
     ) -> tuple[list[CardDetection], dict[str, float], int]:
-        """Detections of every region, offset to frame pixels; a still region reuses its last
-        reading. Returns (detections, summed backend timings, regions read by the model)."""
+        """Detections of every region (`_regions`), offset to frame pixels; a still region
+        reuses its last reading. Returns (detections, summed backend timings, regions read by
+        the model)."""
+        regions, owns = [box for box, _ in regions], [own for _, own in regions]
         found: list[tuple[int, CardDetection]] = []
         dt: dict[str, float] = {}
         cfg = self.config
@@ -132,7 +144,7 @@ class VisionPipeline:
         crops = [frame.image[y0:y1, x0:x1] for x0, y0, x1, y1 in (regions[i] for i, _ in todo)]
         many = getattr(self.detector, "detect_many", None)
         if many is not None and crops:
-            readings = many(crops, [self._own.get(regions[i]) for i, _ in todo])
+            readings = many(crops, [owns[i] for i, _ in todo])
         else:
             readings = []
             for crop in crops:
@@ -149,8 +161,6 @@ class VisionPipeline:
         if len(cache) > 8:  # zones moved (camera bumped): forget crops no longer read
             for key in [k for k in cache if k not in regions]:
                 del cache[key]
-            for key in [k for k in self._own if k not in regions]:
-                self._own.pop(key)
         if len(regions) < 2:
             return [d for _, d in found], dt, read
         # Where crops overlap, a card can be read twice: keep the larger reading (the crop
