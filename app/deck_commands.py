@@ -65,8 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--scenes", type=int, default=None,
                    help="small table scenes a card to learn from (default: python -m models deck-tune's)")
     q.add_argument("--freeze", type=int, default=None,
-                   help="leading convolution blocks kept as the generic classifier's, computed once for both "
-                        "networks (a faster file; default: python -m models deck-tune's)")
+                   help="leading convolution blocks kept as the generic classifier's, not tuned "
+                        "(default: python -m models deck-tune's)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=cmd_tune)
 
@@ -232,6 +232,9 @@ def cmd_show(args) -> int:
               f"its own network, held-back augmentations {_pct(t.get('held_back_top1_gated'))}"
               + (f", held-back scenes {_pct(t['held_back_scenes_top1'])}" if t.get("held_back_scenes_top1") is not None
                  else ""))
+        if t.get("gate") == "tuned-features":
+            print(f"  its gate, on the tuned network's features, keeps {_pct(t.get('held_back_scenes_inside'))} of the "
+                  "held-back scene crops for the deck; the generic network reads the rest, and runs only on them")
     if r.detector:
         d = r.detector
         print(f"  table detector {d.get('trained')} (python -m models deck-detector, {d.get('epochs')} epochs on "

@@ -7,11 +7,13 @@ laptop with torch (`pip install -e '.[train]'`), trains every layer of a copy of
 classifier on the same crops the fit learns from (`vision.decks.fit.deck_crops`: the
 enrolled cards cut as the table camera will see them, table scenes boxed by the table's own
 detector, rendered backs) and writes it into the deck's classifier as the deck's reading,
-behind the fit's gate: a card of another deck, or under another light, is still read by the
-generic classifier as it is. The deck's folder, loaded by `--deck NAME` as before, then
+behind a gate made as the fit's but on the tuned network's own features: a card of another
+deck, or under another light, is still read by the generic classifier as it is, and the
+generic network runs only on such crops (`onnxgraph.tuned_deck_model`), so a table of this
+deck costs one network a crop. The deck's folder, loaded by `--deck NAME` as before, then
 works on a Pi too (the file is ONNX: no torch at run time).
 
-Run `uno-table deck fit NAME` first (its settings and gate are reused); fitting again
+Run `uno-table deck fit NAME` first (its settings are reused); fitting again
 replaces the tuned reading with the head.
 """
 
@@ -145,7 +147,6 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     # the table scenes boxed as the table will box them: by the deck's own detector where it has one
     boxes = CardRecognizer.default(detector_path=store.deck_detector(name), threads=threads) if s.scenes else None
     crops = deck_fit.deck_crops(cards, photos, s, boxes)
-    gate = deck_fit.deck_gate(rsess, cards, photos, s, deck_fit.gate_augmentations(crops, s))
     x = classifier_input(crops.train, rsess)
     y = (np.asarray(crops.train_y) // deck_fit.TURNS).astype(np.int64)  # both turns are the face
     held = classifier_input(crops.held, rsess) if crops.held else x[:0]
@@ -157,18 +158,28 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     with tqdm(total=epochs * len(x), unit="crop", file=sys.stderr, disable=not progress,
               desc=f"deck-tune {name}", dynamic_ncols=True) as bar:
         scores = _train(net, x, y, held, held_y, epochs, lr, batch, s.seed, bar, frozen_part(net, freeze))
+    tuned = _onnx_of(net, tuple(x.shape[2:]))
+    tuned.metadata_props.extend(onnxgraph.load(generic).metadata_props)  # its crops made as the generic's
+    # the gate on the tuned network's own features: the deck's file then runs the generic
+    # network only on the crops the gate sends it (onnxgraph.tuned_deck_model)
+    tsess = session(onnxgraph.features_of(tuned), threads)
+    gate = deck_fit.deck_gate(tsess, cards, photos, s, deck_fit.gate_augmentations(crops, s))
     out = folder / store.MODEL_FILE
     tmp = out.with_name(out.name + ".tuned")
-    meta = {"deck": name, "deck_generic_sha256": profile["generic"]["sha256"], "deck_reading": "tuned"}
-    onnxgraph.tuned_deck_model(generic, tmp, _onnx_of(net, tuple(x.shape[2:])), gate, meta)
+    meta = {"deck": name, "deck_generic_sha256": profile["generic"]["sha256"], "deck_reading": "tuned",
+            "deck_gate": "tuned-features"}
+    onnxgraph.tuned_deck_model(generic, tmp, tuned, gate, meta)
     # the file must decide as the network and the gate do before it replaces the fit's
     check = session(tmp, threads)
     if crops.held:
-        r_held, z_generic = deck_fit._features(rsess, crops.held)
-        want = np.where(gate.inside(r_held, crop_whites(crops.held))[:, None], _logits(net, held), z_generic)
+        t_held, z_tuned = deck_fit._features(tsess, crops.held)
+        z_generic = deck_fit._features(rsess, crops.held)[1]
+        kept = gate.inside(t_held, crop_whites(crops.held))
+        want = np.where(kept[:, None], z_tuned, z_generic)
         got = check.run(None, classifier_feed(crops.held, check))[0]
     else:
         want = got = np.zeros((0, len(CLASSES)), np.float32)
+        kept = np.zeros(0, bool)
     if (np.asarray(got).argmax(axis=1) != want.argmax(axis=1)).mean() > 0.01:
         tmp.unlink(missing_ok=True)
         raise DeckError("the written tuned classifier does not reproduce the network (an unsupported graph?)")
@@ -178,8 +189,8 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
     if crops.held_scenes:  # table scenes of their own: a busy pile's crops, never trained on
         z_scenes = check.run(None, classifier_feed(crops.held_scenes, check))[0]
         scenes_top1 = round(float((np.asarray(z_scenes).argmax(axis=1) == crops.held_scenes_y).mean()), 4)
-        r_scenes = deck_fit._features(rsess, crops.held_scenes)[0]
-        scenes_kept = round(float(gate.inside(r_scenes, crop_whites(crops.held_scenes)).mean()), 4)
+        t_scenes = deck_fit._features(tsess, crops.held_scenes)[0]
+        scenes_kept = round(float(gate.inside(t_scenes, crop_whites(crops.held_scenes)).mean()), 4)
     profile["tuned"] = {
         "epochs": epochs, "lr": lr, "batch": batch, "scenes": s.scenes, "frozen_blocks": freeze,
         "training_crops": int(len(x)),
@@ -187,6 +198,8 @@ def tune(name: str, epochs: int = 4, lr: float = 3e-4, batch: int = 64, threads:
         "held_back_top1_gated": held_top1,
         "held_back_scenes_top1": scenes_top1,
         "held_back_scenes_inside": scenes_kept,
+        # the gate on the tuned network's features: the generic network runs only on what it sends out
+        "gate": "tuned-features", "held_back_inside": round(float(kept.mean()), 4) if len(kept) else None,
         "seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(time.process_time() - cpu0, 1),
         "tuned": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
@@ -214,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--freeze", type=int, default=FREEZE,
-                    help=f"leading convolution blocks kept as the generic classifier's, computed once for both "
-                         f"networks in the deck's file (default {FREEZE}; 0: tune every layer)")
+                    help=f"leading convolution blocks kept as the generic classifier's, not tuned "
+                         f"(default {FREEZE}: tune every layer)")
     ap.add_argument("--scenes", type=int, default=SCENES,
                     help=f"small table scenes per card to learn from, boxed by the table's detector (default {SCENES})")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")

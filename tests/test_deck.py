@@ -296,18 +296,23 @@ def test_a_tuned_deck_reads_its_cards_and_leaves_others_to_the_generic_model(sma
         found = {d.card for d in rec.recognize(img)}
         assert len(found & set(SMALL)) >= len(SMALL) - 1, found
         assert _cli("deck", "show", "tuned") == 0
-        assert "the deck's reading is its own network" in capsys.readouterr().out
+        shown = capsys.readouterr().out
+        assert "the deck's reading is its own network" in shown
+        assert "the generic network reads the rest, and runs only on them" in shown
     finally:
         shutil.rmtree(store.decks_root() / "tuned")
 
 
 @pytest.mark.slow
-def test_a_tune_with_frozen_blocks_computes_them_once_for_both_networks(small_deck, capsys):
-    """`deck tune --freeze 3`: the first three blocks stay the generic classifier's, so the
-    deck's file computes them once for both networks (4 of its 7 convolutions), and still
-    reads the deck's cards with the tuned network and another deck's with the generic one."""
+def test_a_tuned_decks_file_runs_the_generic_network_only_on_the_crops_its_gate_sends_it(small_deck, capsys):
+    """The deck's file is one network (the tuned one, its gate on its own features); the
+    generic network sits in a branch that reads only the crops the gate sends it: a batch of
+    the deck's cards reads as it does alone, a foreign card in the same batch gets the generic
+    logits exactly, in its own row. With `--freeze 3` the first blocks stay the generic
+    network's, and a bad --freeze is refused before any work."""
     import onnx
 
+    from vision.crops import crop_from_quad, order_portrait
     from vision.decks.fit import _references
     from vision.decks.learn import classifier_feed, session
 
@@ -316,21 +321,28 @@ def test_a_tune_with_frozen_blocks_computes_them_once_for_both_networks(small_de
         assert _cli("deck", "tune", "frozen", "--epochs", "2", "--scenes", "2", "--freeze", "3", "--quiet") == 0
         capsys.readouterr()
         path = store.deck_dir("frozen") / store.MODEL_FILE
-        convs = sum(n.op_type == "Conv" for n in onnx.load(str(path)).graph.node)
+        graph = onnx.load(str(path)).graph
         generic_convs = sum(n.op_type == "Conv" for n in onnx.load(str(store.generic_classifier_path())).graph.node)
-        assert convs == generic_convs + 3
+        assert sum(n.op_type == "Conv" for n in graph.node) == generic_convs  # one network on every crop
+        (branch,) = [n for n in graph.node if n.op_type == "If"]
+        foreign_branch = next(a.g for a in branch.attribute if a.name == "else_branch")
+        assert sum(n.op_type == "Conv" for n in foreign_branch.node) == generic_convs
         assert store.read_json(store.deck_dir("frozen") / store.PROFILE_FILE)["tuned"]["frozen_blocks"] == 3
         deck, generic = session(path), session(store.generic_classifier_path())
-        foreign = _references()[::9]
-        np.testing.assert_allclose(deck.run(None, classifier_feed(foreign, deck))[0],
-                                   generic.run(None, classifier_feed(foreign, generic))[0], rtol=1e-5, atol=1e-4)
+
+        def logits(sess, crops):
+            return sess.run(None, classifier_feed(crops, sess))[0]
+
         (img, truth), = layout_photos(deck_cards(LOOK, 300, faces=SMALL), photos=1, size=(1280, 960), seed=27,
                                       cast=LOOK.cast)
-        from vision.crops import crop_from_quad, order_portrait
-
         own = [crop_from_quad(img, order_portrait(q)) for _, q in truth]
-        z = deck.run(None, classifier_feed(own, deck))[0]
-        assert (z.argmax(axis=1) == [CLASSES.index(n) for n, _ in truth]).sum() >= len(SMALL) - 1
+        foreign = _references()[::9]
+        alone = logits(deck, own)
+        assert (alone.argmax(axis=1) == [CLASSES.index(n) for n, _ in truth]).sum() >= len(SMALL) - 1
+        mixed = logits(deck, own[:2] + foreign[:3] + own[2:])
+        np.testing.assert_allclose(mixed[2:5], logits(generic, foreign[:3]), rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(np.vstack([mixed[:2], mixed[5:]]), alone, rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(logits(deck, foreign), logits(generic, foreign), rtol=1e-5, atol=1e-4)
         before = _tree_hash(store.deck_dir("frozen"))
         assert _cli("deck", "tune", "frozen", "--freeze", "9", "--quiet") == 2
         assert "--freeze 9: the classifier has 4 blocks" in capsys.readouterr().err
@@ -622,3 +634,50 @@ def test_the_setup_page_lists_renames_and_switches_decks(small_deck):
     # a capture needs a camera frame
     r = c.post("/api/decks/new/capture", json={}, headers=h)
     assert r.status_code == 400 and "no camera frame" in r.get_json()["error"]
+
+
+@pytest.mark.browser
+def test_the_setup_page_says_which_decks_have_their_own_network_and_detector(small_deck):
+    """In a real browser, the deck list says what `deck tune` and `deck detector` added to a
+    deck (made on a laptop and copied to the table), and nothing of the kind for a deck
+    that only has its fit."""
+    playwright = pytest.importorskip("playwright.sync_api", reason="the playwright package drives the browser")
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    from web_fakes import FakeTableService
+
+    from app.deck_service import DeckService
+    from web_ui.app import create_app
+    from web_ui.server import BackgroundServer
+
+    root = store.decks_root()
+    shutil.copytree(store.deck_dir("small"), root / "taught")
+    try:
+        folder = store.deck_dir("taught")
+        profile = store.read_json(folder / store.PROFILE_FILE)
+        profile["tuned"] = {"epochs": 4, "held_back_top1_gated": 0.976, "gate": "tuned-features"}
+        profile["detector"] = {"epochs": 5, "trained": "2026-12-05T07:00:00"}
+        store.write_json(folder / store.PROFILE_FILE, profile)
+        (folder / store.DETECTOR_FILE).write_bytes(b"the list reads the profile, not the network")
+        app = create_app(FakeTableService(), host_pin="2468", seat_tokens={0: "a", 1: "b"}, deck_service=DeckService())
+        with BackgroundServer(app) as srv, playwright.sync_playwright() as pw:
+            b = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = b.new_page(viewport={"width": 390, "height": 844})
+                errors = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                assert page.request.post(srv.url + "/api/login", data={"pin": "2468"}).ok
+                page.goto(srv.url + "/setup/deck")
+                items = page.locator("#deck-list li")
+                playwright.expect(items).to_have_count(2)
+                taught = items.filter(has_text="taught")
+                playwright.expect(taught.locator(".deck-tuned")).to_have_text(" · own network, held-back 97.6%")
+                playwright.expect(taught.locator(".deck-detector")).to_have_text(" · own table detector")
+                small = items.filter(has_text="small")
+                assert small.locator(".deck-tuned").count() == 0 and small.locator(".deck-detector").count() == 0
+                assert errors == []
+            finally:
+                b.close()
+    finally:
+        shutil.rmtree(root / "taught")

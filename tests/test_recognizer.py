@@ -481,6 +481,10 @@ def test_a_box_on_the_frames_edge_grows_past_it_to_a_card():
     # clear of the edge, or a whole card touching it: nothing to grow
     assert _cut_card_shapes(img, order_portrait(np.float32([[100, 100], [164, 100], [164, 200], [100, 200]]))) == []
     assert _cut_card_shapes(img, order_portrait(np.float32([[100, 379], [164, 379], [164, 479], [100, 479]]))) == []
+    # a close-up of a card filling a portrait photo's width: grown across both sides it would be
+    # a card 2.4 times the frame, mostly fill (a deck's network read such a skip as a 6)
+    close = np.zeros((800, 511, 3), np.uint8)
+    assert _cut_card_shapes(close, order_portrait(np.float32([[0, 13], [511, 13], [511, 797], [0, 797]]))) == []
 
 
 def test_a_long_thin_zone_goes_to_the_detector_at_its_own_shape_and_its_cards_keep_their_place(rec, monkeypatch):
@@ -558,6 +562,33 @@ def test_a_card_every_look_boxes_askew_is_named_from_card_shaped_boxes_around_it
     # the card's own box, found around its centre
     (w, h) = cv2.minAreaRect(np.float32(d.quad))[1]
     assert min(w, h) / max(w, h) < SQUARE_ASPECT and _iou(np.float32(d.quad), quad) > 0.7
+
+
+def test_a_card_half_under_one_read_surely_gets_no_second_look(monkeypatch):
+    """A busy pile's card beneath the top one, boxed surely but named unsurely: turning the
+    image shows no more of it, so no second look (three detector runs). Alone, under a box
+    the detector is less sure of than of it (the top card may be the one boxed askew), or
+    boxed squarer than a card (the part that shows of a two-card play's first card, which
+    the second look finds), the same card still gets one."""
+    from vision.crops import order_portrait
+    from vision.recognizer import SQUARE_ASPECT
+
+    img, under = _card_on_table("blue-4", (290, 260), 60.0)  # a third of it under the top card
+    img, top = _card_on_table("yellow-draw2", (250, 200), 15.0, img=img)
+    (cx, cy), (w, h), a = cv2.minAreaRect(under)
+    shown = cv2.boxPoints(((cx + 8, cy + 10), (max(w, h) * 0.78, max(w, h)), a)).astype(np.float32)
+    assert min(cv2.minAreaRect(shown)[1]) >= SQUARE_ASPECT * max(cv2.minAreaRect(shown)[1])
+    rec = CardRecognizer.default()
+    reads = rec.classify_top(img, [order_portrait(q) for q in (top, under, shown)], 1)
+    assert reads[0][0][1] >= 0.9 and reads[1][0][1] < 0.5 and reads[2][0][1] < 0.5
+    looks = []
+    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0: looks.append(turn) or [])
+    for boxes, second_looks in (([(top, 0.9), (under, 0.64)], 0), ([(top, 0.9), (shown, 0.64)], 3),
+                                ([(under, 0.64)], 3), ([(top, 0.6), (under, 0.64)], 3)):
+        looks.clear()
+        monkeypatch.setattr(rec, "detect", lambda image, timings=None, b=boxes: [(order_portrait(q), sc) for q, sc in b])
+        rec.recognize(img)
+        assert len(looks) == second_looks
 
 
 def test_a_small_unsure_box_beside_a_whole_card_is_not_grown_into_a_card(monkeypatch):

@@ -64,6 +64,17 @@ SECOND_LOOK_BELOW = 0.5
 # detector's weakest angle), then 20 either way (a card on a busy pile tilted about 30
 # degrees is boxed square at 0 and at 45, upright at -20 or 20).
 SECOND_LOOK_TURNS = (45.0, -20.0, 20.0)
+# A card-shaped box named unsurely with at least COVERED_SHARE of it under a card-shaped box
+# named at least COVERED_BY surely, and boxed more surely by the detector, is a card half
+# under the one read (a busy pile's card beneath the top one): turning the image shows no
+# more of it, so it gets no second look (30 ms on the warm print's busy bench frame once a
+# deck's detector boxed that card surely); its corner index still names it (`_read_corners`).
+# A box squarer than a card keeps its second look and card search: the first card of a
+# two-card play, under the second, boxed by the part that shows, was read 0.45 and lost
+# without them, 0.96 with them (generic game seed 5, play 110; models/README.md, seventeenth
+# session).
+COVERED_SHARE = 0.25
+COVERED_BY = 0.9
 # A box far squarer than a card (short side over long above PAIR_ASPECT; a card is 0.64) is
 # most often two cards laid parallel, one half over the other, as a multi-play is laid: the
 # detector boxes the pair as one and the crop reads as neither. Its two halves, each a
@@ -98,6 +109,12 @@ CARD_SEARCH_LONG = 0.8
 # neighbouring zone's cards, and a card cut there is not this zone's (a spurious play in the
 # rendered games, models/README.md).
 CUT_EDGE = 0.02
+# A grown card hides at most CUT_HIDDEN_MOST of the visible part's length past the edge. A
+# card-shaped close-up touching both sides of the frame was grown across them to a card 2.4
+# times the frame's width, 58% of its crop fill: the generic model read that crop unsurely,
+# but a deck's tuned network read it surely, and a classic skip became a 6 (the party deck's
+# classic set 81/83, models/README.md, seventeenth session).
+CUT_HIDDEN_MOST = 1.0
 # A hand fanned out shows each card under the top one only as a strip with its corner index,
 # too little for the detector to box. People read a fan by those indices, and so does
 # `CardRecognizer._read_fans`: from each card read surely, the cards a fan would lay beside it
@@ -302,6 +319,26 @@ def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
     return (float(inter / union) if union > 0 else 0.0, float(inter / smaller) if smaller else 0.0)
 
 
+def _under_a_card_read(i: int, quads: list[np.ndarray], names: list, scores: list[float]) -> bool:
+    """Is box i a card half under another (COVERED_SHARE, COVERED_BY): both card-shaped, box i
+    named unsurely, the other named surely and boxed more surely by the detector?"""
+    if names[i][0][1] >= SECOND_LOOK_BELOW or _too_square(quads[i]):
+        return False
+    mine = cv2.minAreaRect(np.asarray(quads[i], np.float32))
+    area = mine[1][0] * mine[1][1]
+    for j, q in enumerate(quads):
+        if (j == i or names[j][0][1] < COVERED_BY or names[j][0][0] == "back" or scores[j] <= scores[i]
+                or _too_square(q)):
+            continue
+        other = cv2.minAreaRect(np.asarray(q, np.float32))
+        inter_type, pts = cv2.rotatedRectangleIntersection(mine, other)
+        if inter_type == cv2.INTERSECT_NONE or pts is None or area <= 0:
+            continue
+        if cv2.contourArea(cv2.convexHull(pts)) >= COVERED_SHARE * area:
+            return True
+    return False
+
+
 def _whole_in(image: np.ndarray, quad) -> bool:
     """Does the box lie whole inside the image (not cut by its edge)?"""
     ih, iw = image.shape[:2]
@@ -356,8 +393,8 @@ def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
     """The whole cards a box cut by the image's edge may be the visible part of: the box
     (portrait-ordered) grown past each side that lies on the edge until it has a card's
     shape, its visible side taken as the card's width or as its height; at both ends when two
-    opposite sides lie on it (a card overfilling the frame). Empty for a box of a card's
-    shape, or one clear of the edge."""
+    opposite sides lie on it (a card overfilling the frame), hiding at most CUT_HIDDEN_MOST of
+    its visible length. Empty for a box of a card's shape, or one clear of the edge."""
     ih, iw = image.shape[:2]
     m = max(3.0, CUT_EDGE * max(ih, iw))  # a detector's box stops a few pixels short of the edge
     q = np.asarray(quad, np.float64)
@@ -379,7 +416,7 @@ def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
         unit = along / max(length, 1e-6)
         for target in (width / _CARD_ASPECT, width * _CARD_ASPECT):
             extra = target - length
-            if extra <= 0.05 * length:
+            if extra <= 0.05 * length or extra > CUT_HIDDEN_MOST * length:
                 continue
             before = extra if not cut[last] else extra / 2 if cut[first] else 0.0
             after = extra - before
@@ -1088,6 +1125,7 @@ class CardRecognizer:
         unsure = [
             i for i, ((_, score), ((_, prob), *_)) in enumerate(zip(found, names, strict=True))
             if self.second_look and self._needs_second_look(image, quads[i], score, prob)
+            and not _under_a_card_read(i, quads, names, [sc for _, sc in found])
         ]
         for turn in SECOND_LOOK_TURNS if unsure else ():
             again = self._second_look(image, turn)

@@ -326,76 +326,95 @@ def deck_model(path: Path, out: Path, head_w: np.ndarray, head_b: np.ndarray, su
     _save(model, out)
 
 
-def _shared_nodes(g, tg) -> dict[str, str]:
-    """The tuned graph's tensors that a node of the generic graph computes already (the
-    layers a tune left frozen: the same operation, attributes and weights, on the same
-    inputs), each mapped to that generic tensor; the tuned network's input to the generic's."""
-    _, helper, numpy_helper = _onnx()
-    ginit = {t.name: numpy_helper.to_array(t) for t in g.initializer}
-    tinit = {t.name: numpy_helper.to_array(t) for t in tg.initializer}
-
-    def attrs(n):
-        return {a.name: helper.get_attribute_value(a) for a in n.attribute}
-
-    def same_input(a: str, b: str, same: dict[str, str]) -> bool:
-        if a in same:
-            return same[a] == b
-        if a in tinit and b in ginit:  # a frozen layer's weights, exported again: equal up to rounding
-            return tinit[a].shape == ginit[b].shape and bool(np.allclose(tinit[a], ginit[b], rtol=1e-4, atol=1e-6))
-        return a == b == ""
-
-    same = {tg.input[0].name: g.input[0].name}
-    for n in tg.node:
-        if not all(x in same or x in tinit or not x for x in n.input):
-            break  # past the first tuned layer nothing is shared
-        match = next((m for m in g.node if m.op_type == n.op_type and len(m.input) == len(n.input)
-                      and attrs(m) == attrs(n) and all(same_input(a, b, same) for a, b in zip(n.input, m.input, strict=True))),
-                     None)
-        if match is None:
-            break
-        same.update(zip(n.output, match.output, strict=True))
-    return same
+def _prefixed(nodes, inits, prefix: str, keep: dict[str, str]) -> None:
+    """Prefix every node's name and tensor names, and the initializers' names, but those in
+    `keep` (renamed as it says): a network copied beside another of the same export."""
+    for n in nodes:
+        n.name = prefix + n.name
+        n.input[:] = [keep.get(x, prefix + x if x else x) for x in n.input]
+        n.output[:] = [keep.get(x, prefix + x) for x in n.output]
+    for t in inits:
+        t.name = prefix + t.name
 
 
 def tuned_deck_model(path: Path, out: Path, tuned, gate, metadata: dict[str, str]) -> None:
     """Write a deck's classifier whose reading is its own network: `tuned` (an ONNX model,
     the generic classifier fine-tuned on the deck's crops: the same input, logits for the
-    same classes) reads the crops the gate keeps for the deck, and the generic classifier
-    the rest, as `deck_model` does. Each crop goes through both networks once (no colour map:
-    the tuned network learnt the deck's colours), the layers they share (a tune's frozen
-    ones, `_shared_nodes`) once for both."""
-    onnx, helper, _ = _onnx()
-    model = load(path)
-    layer = last_linear(model)
-    g = model.graph
-    final, inner = _generic_output_renamed(model)
-    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=17)
-    tg = tuned.graph
-    if len(tg.input) != 1 or len(tg.output) != 1:
+    same classes) reads every crop, and the gate, on the tuned network's own features
+    (`vision.decks.fit.Gate`), keeps the deck's cards; the generic classifier reads the
+    others, and only them: when the gate keeps every crop (a table of this deck) it is not
+    run at all, so the deck costs one network, as the generic model does (no colour map: the
+    tuned network learnt the deck's colours). The same input, output and metadata as the
+    generic model."""
+    import copy
+
+    onnx, helper, numpy_helper = _onnx()
+    generic = load(path)
+    model = copy.deepcopy(tuned)
+    g, gg = model.graph, generic.graph
+    if len(g.input) != 1 or len(g.output) != 1:
         raise DeckError("the tuned network must have one input and one output")
-    prefix = "deck_tuned_"
-    # the layers a tune left frozen are the generic network's: computed once, for both
-    shared = _shared_nodes(g, tg)
-    kept = [n for n in tg.node if not all(o in shared for o in n.output)]
-    used = {x for n in kept for x in n.input}
-    for n in kept:
-        n.name = prefix + n.name
-        n.input[:] = [shared.get(x, prefix + x if x else x) for x in n.input]
-        n.output[:] = [prefix + x for x in n.output]
-    inits = [t for t in tg.initializer if t.name in used]
-    for t in inits:
-        t.name = prefix + t.name
-    tuned_out = shared.get(tg.output[0].name, prefix + tg.output[0].name)
-    g.initializer.extend(inits)
-    g.node.extend(kept)
-    g.initializer.append(onnx.numpy_helper.from_array(np.array([1], np.int64), "deck_axis_1"))
+    layer = last_linear(model)
+    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=17)
+    crops, final = gg.input[0].name, gg.output[0].name
+    _rename(g, g.input[0].name, crops, outputs=False)
+    g.input[0].name = crops
+    tuned_out = "deck_tuned_logits"
+    _rename(g, g.output[0].name, tuned_out)
+    del g.output[:]
+    g.output.append(helper.make_tensor_value_info(final, onnx.TensorProto.FLOAT, ["n", layer.weight.shape[0]]))
+    g.initializer.extend([
+        numpy_helper.from_array(np.array([1], np.int64), "deck_axis_1"),
+        numpy_helper.from_array(np.float32(0.5), "deck_half"),
+        numpy_helper.from_array(np.array([-1], np.int64), "deck_flat_shape"),
+    ])
     flat = layer.features + "_deck_flat"
     nodes = [helper.make_node("Flatten", [layer.features], [flat], axis=1, name="deck_flat")]
     nodes += _gate_nodes(model, gate, flat, layer, opset)
-    nodes.append(helper.make_node("Where", ["deck_gate_inside", tuned_out, inner], [final], name="deck_gate"))
+    nodes += [  # every crop the deck's: the tuned reading as it is
+        helper.make_node("Cast", ["deck_gate_inside"], ["deck_inside_f"], to=onnx.TensorProto.FLOAT, name="deck_inside_f"),
+        helper.make_node("ReduceMin", ["deck_inside_f"], ["deck_all_inside_f"], keepdims=0, name="deck_all_inside_f"),
+        helper.make_node("Greater", ["deck_all_inside_f", "deck_half"], ["deck_all_inside"], name="deck_all_inside"),
+    ]
+    then_g = helper.make_graph(
+        [helper.make_node("Identity", [tuned_out], ["deck_then_logits"], name="deck_then")], "deck_all_own", [],
+        [helper.make_tensor_value_info("deck_then_logits", onnx.TensorProto.FLOAT, None)])
+    # some crop not the deck's: the generic network on those crops only, its logits in their rows
+    gnodes, ginits = list(gg.node), list(gg.initializer)
+    _prefixed(gnodes, ginits, "deck_generic_", {crops: "deck_foreign_crops"})
+    else_nodes = [
+        helper.make_node("Not", ["deck_gate_inside"], ["deck_foreign_2d"], name="deck_foreign_2d"),
+        helper.make_node("Reshape", ["deck_foreign_2d", "deck_flat_shape"], ["deck_foreign"], name="deck_foreign"),
+        helper.make_node("Compress", [crops, "deck_foreign"], ["deck_foreign_crops"], axis=0, name="deck_foreign_crops"),
+        *gnodes,
+        helper.make_node("NonZero", ["deck_foreign"], ["deck_foreign_rows_t"], name="deck_foreign_rows_t"),
+        helper.make_node("Transpose", ["deck_foreign_rows_t"], ["deck_foreign_rows"], perm=[1, 0], name="deck_foreign_rows"),
+        helper.make_node("ScatterND", [tuned_out, "deck_foreign_rows", "deck_generic_" + final], ["deck_else_logits"],
+                         name="deck_generic_rows"),
+    ]
+    else_g = helper.make_graph(else_nodes, "deck_some_foreign", [],
+                               [helper.make_tensor_value_info("deck_else_logits", onnx.TensorProto.FLOAT, None)],
+                               initializer=ginits)
+    nodes.append(helper.make_node("If", ["deck_all_inside"], [final], then_branch=then_g, else_branch=else_g,
+                                  name="deck_gate"))
     g.node.extend(nodes)
+    del model.metadata_props[:]
+    model.metadata_props.extend(generic.metadata_props)
     _set_metadata(model, metadata)
     _save(model, out)
 
 
-__all__ = ["FEATURES", "LastLinear", "deck_model", "feature_model", "last_linear", "tuned_deck_model"]
+def features_of(model) -> bytes:
+    """An ONNX classifier (a ModelProto) with its penultimate features as a second output
+    named FEATURES, as `feature_model` makes it of a file."""
+    import copy
+
+    onnx, helper, _ = _onnx()
+    model = copy.deepcopy(model)
+    layer = last_linear(model)
+    model.graph.node.append(helper.make_node("Identity", [layer.features], [FEATURES], name="deck_features_out"))
+    model.graph.output.append(helper.make_tensor_value_info(FEATURES, onnx.TensorProto.FLOAT, None))
+    return model.SerializeToString()
+
+
+__all__ = ["FEATURES", "LastLinear", "deck_model", "feature_model", "features_of", "last_linear", "tuned_deck_model"]

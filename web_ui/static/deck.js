@@ -35,6 +35,9 @@
       d.missing && d.missing.length ? el("span", { class: "muted", text: ` · missing ${d.missing.join(", ")}` }) : null,
       el("span", { class: "muted", text: ` · ${state}` }),
       held.deck_top1 !== undefined ? el("span", { class: "muted", text: ` · held-back top-1 ${pct(held.generic_top1)} → ${pct(held.deck_top1)}` }) : null,
+      // what `python -m models deck-tune` / `deck-detector` added (made on a laptop, copied here)
+      d.tuned ? el("span", { class: "muted deck-tuned", text: ` · own network, held-back ${pct(d.tuned.held_back_top1_gated)}` }) : null,
+      d.detector ? el("span", { class: "muted deck-detector", text: " · own table detector" }) : null,
       el("div", { class: "buttons" },
         el("button", { type: "button", class: "small", text: "Cards", onclick: () => showCards(d.name) }),
         el("button", { type: "button", class: "small", text: "Fit", onclick: () => start(`/api/decks/${d.name}/fit`, {}) }),
