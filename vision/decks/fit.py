@@ -375,7 +375,8 @@ def deck_gate(rsess, cards: list[store.EnrolledCard], photos: dict[str, np.ndarr
               seen: list | None = None) -> Gate:
     """The gate of a deck (`Gate`): its enrolled cards, both turns, and those of their
     augmentations given (`seen`, `gate_augmentations`), against the generic model's
-    references, through `rsess` (the generic classifier with its features as an output);
+    references, through `rsess` (a classifier with its features as an output: the generic one
+    for the fit, the deck's tuned network for `models deck-tune`);
     the enrolment light from the cards' whites when the deck learns its colours."""
     enrolled_crops = [crop_from_quad(photos[c.image], order_portrait(c.quad)) for c in cards]
     r_cards, _ = _features(rsess, enrolled_crops + [c[::-1, ::-1] for c in enrolled_crops])

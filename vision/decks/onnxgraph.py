@@ -12,6 +12,7 @@ recognizer loads it like the generic one (one more small matrix product per crop
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -346,8 +347,6 @@ def tuned_deck_model(path: Path, out: Path, tuned, gate, metadata: dict[str, str
     run at all, so the deck costs one network, as the generic model does (no colour map: the
     tuned network learnt the deck's colours). The same input, output and metadata as the
     generic model."""
-    import copy
-
     onnx, helper, numpy_helper = _onnx()
     generic = load(path)
     model = copy.deepcopy(tuned)
@@ -407,8 +406,6 @@ def tuned_deck_model(path: Path, out: Path, tuned, gate, metadata: dict[str, str
 def features_of(model) -> bytes:
     """An ONNX classifier (a ModelProto) with its penultimate features as a second output
     named FEATURES, as `feature_model` makes it of a file."""
-    import copy
-
     onnx, helper, _ = _onnx()
     model = copy.deepcopy(model)
     layer = last_linear(model)
