@@ -307,12 +307,17 @@ def _too_square(quad: np.ndarray) -> bool:
     return bool(min(w, h) >= SQUARE_ASPECT * max(w, h))
 
 
-def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
-    """(IoU, share of the smaller box inside the other) of two rotated rects."""
+def _intersection(a: tuple, b: tuple) -> float:
+    """The area two rotated rects share."""
     inter_type, pts = cv2.rotatedRectangleIntersection(a, b)
     if inter_type == cv2.INTERSECT_NONE or pts is None:
-        return 0.0, 0.0
-    inter = cv2.contourArea(cv2.convexHull(pts))
+        return 0.0
+    return float(cv2.contourArea(cv2.convexHull(pts)))
+
+
+def _rotated_overlap(a: tuple, b: tuple) -> tuple[float, float]:
+    """(IoU, share of the smaller box inside the other) of two rotated rects."""
+    inter = _intersection(a, b)
     area_a, area_b = a[1][0] * a[1][1], b[1][0] * b[1][1]
     union = area_a + area_b - inter
     smaller = min(area_a, area_b)
@@ -326,17 +331,11 @@ def _under_a_card_read(i: int, quads: list[np.ndarray], names: list, scores: lis
         return False
     mine = cv2.minAreaRect(np.asarray(quads[i], np.float32))
     area = mine[1][0] * mine[1][1]
-    for j, q in enumerate(quads):
-        if (j == i or names[j][0][1] < COVERED_BY or names[j][0][0] == "back" or scores[j] <= scores[i]
-                or _too_square(q)):
-            continue
-        other = cv2.minAreaRect(np.asarray(q, np.float32))
-        inter_type, pts = cv2.rotatedRectangleIntersection(mine, other)
-        if inter_type == cv2.INTERSECT_NONE or pts is None or area <= 0:
-            continue
-        if cv2.contourArea(cv2.convexHull(pts)) >= COVERED_SHARE * area:
-            return True
-    return False
+    return area > 0 and any(
+        j != i and names[j][0][1] >= COVERED_BY and names[j][0][0] != "back" and scores[j] > scores[i]
+        and not _too_square(q) and _intersection(mine, cv2.minAreaRect(np.asarray(q, np.float32))) >= COVERED_SHARE * area
+        for j, q in enumerate(quads)
+    )
 
 
 def _whole_in(image: np.ndarray, quad) -> bool:
@@ -1122,10 +1121,11 @@ class CardRecognizer:
         if self.complete_cut:
             names = self._complete_cut(image, quads, names, timings)
         t2 = time.perf_counter()
+        scores = [score for _, score in found]
         unsure = [
-            i for i, ((_, score), ((_, prob), *_)) in enumerate(zip(found, names, strict=True))
+            i for i, (score, ((_, prob), *_)) in enumerate(zip(scores, names, strict=True))
             if self.second_look and self._needs_second_look(image, quads[i], score, prob)
-            and not _under_a_card_read(i, quads, names, [sc for _, sc in found])
+            and not _under_a_card_read(i, quads, names, scores)
         ]
         for turn in SECOND_LOOK_TURNS if unsure else ():
             again = self._second_look(image, turn)

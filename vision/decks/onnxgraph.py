@@ -116,15 +116,11 @@ def _colour_front(model, matrix: np.ndarray) -> None:
 def feature_model(path: Path, matrix: np.ndarray | None = None) -> tuple[bytes, LastLinear]:
     """The generic classifier (behind the colour transform, when given) with its penultimate
     features as a second output named FEATURES. Returns (ONNX bytes, the last layer)."""
-    onnx, helper, _ = _onnx()
     model = load(path)
     layer = last_linear(model)
     if matrix is not None:
         _colour_front(model, matrix)
-    g = model.graph
-    g.node.append(helper.make_node("Identity", [layer.features], [FEATURES], name="deck_features_out"))
-    g.output.append(helper.make_tensor_value_info(FEATURES, onnx.TensorProto.FLOAT, None))
-    return model.SerializeToString(), layer
+    return features_of(model), layer
 
 
 def _reduce(helper, op: str, x: str, out: str, axis: int, opset: int, keepdims: int = 1):
@@ -404,8 +400,9 @@ def tuned_deck_model(path: Path, out: Path, tuned, gate, metadata: dict[str, str
 
 
 def features_of(model) -> bytes:
-    """An ONNX classifier (a ModelProto) with its penultimate features as a second output
-    named FEATURES, as `feature_model` makes it of a file."""
+    """An ONNX classifier (a ModelProto, left as it is) with its penultimate features as a
+    second output named FEATURES (the generic classifier's: `feature_model`; a tuned one's:
+    `models.deck_tune`)."""
     onnx, helper, _ = _onnx()
     model = copy.deepcopy(model)
     layer = last_linear(model)
