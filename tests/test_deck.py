@@ -457,6 +457,22 @@ def test_the_gate_keeps_a_cards_views_the_table_gives_as_well_as_the_card_itself
     assert not Gate.of(cards, refs, seen=seen).inside(refs[[1, 7]]).any()  # other printings: still outside
 
 
+@pytest.mark.parametrize("spec", ["party", "2010s~-12+wear@warm"])
+def test_a_deck_is_one_printing_the_same_card_at_the_tables_size_as_in_its_enrolment_photos(spec):
+    """The simulated table draws a deck's cards at its own scale (about 235 px high); the
+    enrolment photos at 400. One deck, one printing: the small card is the big one shrunk
+    (drawn small, the party font's 8 closes its holes and reads as a 0)."""
+    from vision.decks.looks import PRINT_H
+
+    look = DeckLook.parse(spec, seed=1)
+    for face in ("blue-8", "red-0", "green-skip"):
+        big = look.card(face, PRINT_H)
+        small = look.card(face, 235)
+        shrunk = cv2.resize(big, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA)
+        diff = np.abs(small[..., :3].astype(int) - shrunk[..., :3].astype(int))
+        assert small.shape[0] == 235 and diff.mean() < 1.0, (face, diff.mean())
+
+
 def test_a_neutral_deck_head_reproduces_the_generic_classifier(tmp_path):
     from vision.decks import onnxgraph
     from vision.decks.colour import IDENTITY

@@ -643,3 +643,19 @@ def test_a_thing_on_the_table_that_turns_skin_coloured_when_the_light_is_learnt_
     scale = f.scale
     assert len(tips) == 1, tips
     assert math.dist(tips[0], (cx * scale, cy * scale)) < 50 * scale  # the hand's far end, not the patch
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1279, 719), (1290, 726), (640, 480), (300, 200)])
+def test_the_monitors_frame_is_the_area_average_at_a_quarter_within_a_grey_level(size):
+    """The monitors' reduced frame is shrunk in halvings (fast in OpenCV) and must read as the
+    one-step area average: same size, every pixel within one grey level."""
+    from vision.monitor import SCALE, FrameFeatures
+
+    w, h = size
+    rng = np.random.default_rng(3)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3), dtype=np.uint8), (0, 0), 2)
+    cv2.rectangle(image, (w // 5, h // 4), (w // 2, h // 2), (250, 250, 250), -1)  # a card's sharp edge
+    want = cv2.resize(image, (int(w * SCALE), int(h * SCALE)), interpolation=cv2.INTER_AREA)
+    got = FrameFeatures.of(image).small
+    assert got.shape == want.shape
+    assert int(np.abs(got.astype(int) - want.astype(int)).max()) <= 1

@@ -51,10 +51,22 @@ class FrameFeatures:
     def of(cls, image: np.ndarray, scale: float = SCALE, gains: np.ndarray | None = None) -> FrameFeatures:
         """gains: per-channel (B, G, R) white balance for the skin test (`TableLight.gains`)."""
         h, w = image.shape[:2]
-        small = cv2.resize(image, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
+        small = shrink(image, max(1, int(w * scale)), max(1, int(h * scale)))
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
         g = None if gains is None else tuple(float(v) for v in gains)
         return cls(grey, skin_mask(small, g), scale, small, g)
+
+
+def shrink(image: np.ndarray, w: int, h: int) -> np.ndarray:
+    """`image` area-averaged down to w x h, in halvings while the sides are even multiples of
+    w and h: OpenCV's area resize is fast for a factor of two only (a 1280x720 frame to a
+    quarter: 1.5 ms at once, 0.3 ms in two halvings, every frame), and the two agree within
+    a grey level (other factors do not: the rest is done in one step)."""
+    while image.shape[1] % (2 * w) == 0 and image.shape[0] % (2 * h) == 0:
+        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    if image.shape[:2] != (h, w):
+        image = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA)
+    return image
 
 
 def skin_mask(small: np.ndarray, gains=None) -> np.ndarray:

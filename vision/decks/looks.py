@@ -42,6 +42,11 @@ PARTY_BGR = {
     "blue": (140, 40, 75),  # indigo, near purple
 }
 _FONT = cv2.FONT_HERSHEY_TRIPLEX
+# A deck is one printing: its cards are drawn at this height (the proof's enrolment photos',
+# `models.deck_proof`) and shrunk to any smaller size, as a real card is the same print at
+# any distance. Drawn small instead, the fonts' holes close and their outlines thicken:
+# another printing (the party deck's 8s drawn at the table's size read as 0s).
+PRINT_H = 400
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,11 @@ class DeckLook:
 
     def card(self, card_id: str, height: int) -> np.ndarray:
         """The deck's card (BGRA, upright), before the camera's cast: the same card (its
-        wear too) at any size."""
+        wear too) at any size: below PRINT_H, the card drawn at PRINT_H and shrunk."""
+        if height < PRINT_H:
+            img = self.card(card_id, PRINT_H)
+            width = max(1, round(img.shape[1] * height / img.shape[0]))
+            return cv2.resize(img, (width, height), interpolation=cv2.INTER_AREA)
         seed = self.seed * 1000 + (ALL_FACES + (BACK,)).index(card_id)
         rng = np.random.default_rng(seed)
         if self.design == PARTY:
