@@ -461,6 +461,23 @@ def test_a_twin_laid_where_its_buried_twin_lies_is_new():
     assert played(obs) == [["red-1"]]
 
 
+def test_a_twin_laid_just_where_its_buried_twin_lies_is_new():
+    """A card laid at the very place of its twin, buried under other cards since: against
+    the buried card's look when last seen the new one looks unchanged, so it was taken for a
+    re-read and the play was lost (the generic game of seed 3 sees its play 9 since). Buried
+    when the pile last settled, the old card says nothing: the pile's pixels since then decide."""
+    s = Scene()
+    cx, cy = s.centre("discard")
+    old = ("red-1", cx, cy, 0)
+    assert played(_lay(s, old, lambda: s.detections(visible=[old]))) == [["red-1"]]
+    green = ("green-3", cx, cy, 0)  # right over it
+    assert played(_lay(s, green, lambda: s.detections(visible=[green]))) == [["green-3"]]
+    top = ("yellow-5", cx + 8, cy + 25, 0)  # over the green 3's lower half, which is no longer read
+    assert played(_lay(s, top, lambda: s.detections(visible=[top]))) == [["yellow-5"]]
+    twin = ("red-1", cx, cy, 0)  # at the very pose of the buried red 1
+    assert played(_lay(s, twin, lambda: s.detections(visible=[twin, top]))) == [["red-1"]]
+
+
 def test_a_card_the_leaving_hand_hid_at_first_is_still_reported():
     """Seed 3 of the sim-truth demo: the hand withdrawing still hid most of the new card in
     three of the first five clear frames, so it had two hits when the window filled; the pile

@@ -319,7 +319,12 @@ class DiscardTracker:
                     continue
                 # A card seen smaller than it was is partly covered (a reveal laid over its
                 # edge), not a new card on top; a new one on top changes much of its face.
-                if not self.visited or _smaller(c.pose, k.pose) or self._changed(k) < 2 * self.cfg.changed_fraction:
+                if not self.visited or _smaller(c.pose, k.pose):
+                    return "known"
+                # Its look when last seen says nothing of a card buried when the pile last
+                # settled: a twin laid just there looks the same (with this, the generic game
+                # of seed 3 sees its play 9). The pile's pixels since it settled decide.
+                if k.seen_at_settle and self._changed(k) < 2 * self.cfg.changed_fraction:
                     return "known"
                 verdict = "same-face"
             elif (
