@@ -478,6 +478,27 @@ def test_a_twin_laid_just_where_its_buried_twin_lies_is_new():
     assert played(_lay(s, twin, lambda: s.detections(visible=[twin, top]))) == [["red-1"]]
 
 
+def test_a_twin_laid_a_quarter_turn_from_its_buried_twin_and_boxed_smaller_is_new():
+    """The warm print's game of seed 4, play 170: a red reverse laid a quarter turn from its
+    buried twin, centre within a tenth of a card of it, and boxed by the part that shows,
+    smaller than the twin was. A card seen smaller than it was is partly covered only if it
+    was seen when the pile last settled; a buried one was not, and the play was lost."""
+    s = Scene()
+    cx, cy = s.centre("discard")
+    old = ("red-reverse", cx, cy, 0)
+    assert played(_lay(s, old, lambda: s.detections(visible=[old]))) == [["red-reverse"]]
+    green = ("green-3", cx, cy, 0)  # right over it
+    assert played(_lay(s, green, lambda: s.detections(visible=[green]))) == [["green-3"]]
+    twin = ("red-reverse", cx - 5, cy - 3, 80)
+    shown = reading("red-reverse", Scene.quad(twin[1], twin[2], twin[3], w=34, h=52))
+    assert played(_lay(s, twin, lambda: [shown])) == [["red-reverse"]]
+    # Seen when the pile settled, the same card boxed smaller after a hand came by is that
+    # card partly covered, as before.
+    assert played(s.run(3, hand=(cx, cy), dets=[]) + s.run(10, dets=[shown])) == []
+    smaller = reading("red-reverse", Scene.quad(twin[1], twin[2], twin[3], w=28, h=44))
+    assert played(s.run(3, hand=(cx, cy), dets=[]) + s.run(10, dets=[smaller])) == []
+
+
 def test_a_card_the_leaving_hand_hid_at_first_is_still_reported():
     """Seed 3 of the sim-truth demo: the hand withdrawing still hid most of the new card in
     three of the first five clear frames, so it had two hits when the window filled; the pile

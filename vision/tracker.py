@@ -317,15 +317,17 @@ class DiscardTracker:
                     if not self.visited:
                         return "known"  # re-read of a resting card, not a play
                     continue
-                # A card seen smaller than it was is partly covered (a reveal laid over its
-                # edge), not a new card on top; a new one on top changes much of its face.
-                if not self.visited or _smaller(c.pose, k.pose):
+                if not self.visited:
                     return "known"
-                # Its look when last seen says nothing of a card buried when the pile last
-                # settled: a twin laid just there looks the same (with this, the generic game
-                # of seed 3 sees its play 9). The pile's pixels since it settled decide.
-                if k.seen_at_settle and self._changed(k) < 2 * self.cfg.changed_fraction:
-                    return "known"
+                # A card buried when the pile last settled says nothing of what lies there
+                # now: a twin laid just there looks the same as it did (the generic game of
+                # seed 3, play 9) and, boxed by its part that shows, smaller (the warm print's
+                # game of seed 4, play 170). The pile's pixels since it settled decide.
+                if k.seen_at_settle:
+                    # One seen then and seen smaller now is partly covered (a reveal laid
+                    # over its edge), not a new card on top, which changes much of its face.
+                    if _smaller(c.pose, k.pose) or self._changed(k) < 2 * self.cfg.changed_fraction:
+                        return "known"
                 verdict = "same-face"
             elif (
                 k.card == c.card and k.seen_at_settle
