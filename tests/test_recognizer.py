@@ -649,3 +649,52 @@ def test_a_strip_of_a_neighbours_card_at_a_zone_crops_edge_is_not_named(rec):
     assert len(kept) >= 2  # the pile's top card and the one showing under it
     # a zone that reaches the crop's bottom edge keeps what that edge cuts
     assert not any(beside_own(q, (own[0], own[1], own[2], h), w, h) for q in strips)
+
+
+def test_a_top_card_boxed_askew_and_named_half_surely_is_named_from_its_box_turned(monkeypatch):
+    """The warm print's games of seeds 3 and 4: the pile's top `green-7` boxed 25 degrees off,
+    card-shaped, its crop taking in a `green-1` beneath, read `green-1` at 0.68 (no second
+    look below 0.5) and lost. Turned 20-30 degrees it reads `green-7` surely. The classifier
+    is stubbed: a box within 12 degrees of the card's own reads it surely. The box stays the
+    detector's; a card read surely, or no turn surer, keeps its reading; still photos
+    (no card search) are not turned."""
+    from vision.crops import order_portrait
+
+    img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
+    card_angle = 25.0
+    box = order_portrait(cv2.boxPoints(((320.0, 240.0), (116.0, 180.0), 0.0)).astype(np.float32))
+
+    def angle_of(q):
+        (_, _), (w, h), a = cv2.minAreaRect(np.float32(q))
+        return a if w < h else a - 90.0  # the long side's turn from upright
+
+    def off(q):
+        d = (angle_of(q) - card_angle) % 180.0
+        return min(d, 180.0 - d)
+
+    def run(first, rec):
+        def classify_top(image, quads, k=3, timings=None):
+            reads = []
+            for q in quads:
+                if off(q) <= 12.0:
+                    reads.append([("green-7", 0.99), ("green-1", 0.005)])
+                else:
+                    reads.append([first, ("green-7", 0.1)])
+            return reads
+
+        monkeypatch.setattr(rec, "classify_top", classify_top)
+        monkeypatch.setattr(rec, "detect", lambda image, timings=None: [(box.copy(), 0.92)])
+        return rec.recognize(img)
+
+    rec = CardRecognizer.default()
+    (d,) = run(("green-1", 0.68), rec)
+    assert d.card == "green-7" and d.confidence >= 0.9
+    assert np.allclose(np.float32(d.quad), box)  # the detector's box
+    (d,) = run(("green-1", 0.95), rec)  # read surely: not turned
+    assert d.card == "green-1"
+    card_angle = 70.0  # no turn tried lies near the card: the reading stays
+    (d,) = run(("green-1", 0.68), rec)
+    assert d.card == "green-1" and d.confidence == pytest.approx(0.68)
+    card_angle = 25.0
+    (d,) = run(("green-1", 0.68), CardRecognizer.default(photos=True))
+    assert d.card == "green-1"

@@ -87,6 +87,16 @@ PAIR_ASPECT = 0.8
 # models/README.md, tenth session). It gets the second look whatever its reading, and takes a
 # card-shaped box the turned image gives near it (a card's own boxes run 0.60-0.68).
 SQUARE_ASPECT = 0.72
+# A card-shaped box named at least SECOND_LOOK_BELOW but less than TURN_BELOW surely is most
+# often the top card of a busy pile boxed 20-30 degrees off, its crop taking in the card
+# beneath: the warm print's `green-7` boxed 25 degrees off, a `green-1` beneath, read
+# `green-1` at 0.68 and `green-7` at 1.0 turned 20 degrees (its games of seeds 3 and 4,
+# models/README.md, nineteenth session). Its box turned by each of TURN_TRIES degrees about
+# its centre is read, and the surest reading taken when it is at least TURN_BELOW. The box
+# itself stays: the tracker follows a card by its box, and the best turn varies frame to
+# frame. The table only, as the card search; only boxes as long as the card search's.
+TURN_BELOW = 0.9
+TURN_TRIES = (-30.0, -20.0, -10.0, 10.0, 20.0, 30.0)
 # A card the second look leaves unsure (no turn of the image gave a card-shaped box near it,
 # read surely) is most often the top card of a busy pile boxed tens of degrees off, every box
 # of it square (the warm print's `red-skip` read `red-0` at 0.52, models/README.md,
@@ -1019,6 +1029,33 @@ class CardRecognizer:
             quads[i], names[i] = shape, top
         return quads, names
 
+    def _turn_unsure(self, image, quads, names, scores, timings):
+        """Each card-shaped box named at least SECOND_LOOK_BELOW but less than TURN_BELOW
+        surely, whole in the image and about as long as its longest box, named as its box
+        turned by TURN_TRIES reads surest, when that reading is at least TURN_BELOW."""
+        from vision.crops import order_portrait
+
+        longest = max((_long_side(q) for q in quads), default=0.0)
+        tries = []
+        for i, (q, top) in enumerate(zip(quads, names, strict=True)):
+            if not (SECOND_LOOK_BELOW <= top[0][1] < TURN_BELOW) or scores[i] < SECOND_LOOK_SCORE:
+                continue
+            if _too_square(q) or not _whole_in(image, q) or _long_side(q) < CARD_SEARCH_LONG * longest:
+                continue
+            centre = np.asarray(q, np.float32).mean(axis=0)
+            turned = []
+            for a in TURN_TRIES:
+                m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), a, 1.0)
+                turned.append(order_portrait((np.hstack([q, np.ones((4, 1), np.float32)]) @ m.T).astype(np.float32)))
+            tries.append((i, turned))
+        if not tries:
+            return names
+        names = list(names)
+        for i, (_, top) in self._surest_shapes(image, tries, names, timings).items():
+            if top[0][1] >= TURN_BELOW:
+                names[i] = top
+        return names
+
     def _second_look(self, image: np.ndarray, turn: float = 45.0) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
         """Cards read in the image turned by `turn` degrees, their corners in this image's
         pixels. The detector's angle is least sure on a card turned near 45 degrees (its box
@@ -1151,6 +1188,8 @@ class CardRecognizer:
                 break
         if unsure and self.card_search:
             quads, names = self._card_search(image, quads, names, unsure, timings)
+        if self.card_search:
+            names = self._turn_unsure(image, quads, names, scores, timings)
         timings["second_look"] = (time.perf_counter() - t2) * 1e3
         names = self._read_corners(image, quads, names, timings)
         if self.fans and self._corner is not None:
