@@ -499,6 +499,23 @@ def test_a_twin_laid_a_quarter_turn_from_its_buried_twin_and_boxed_smaller_is_ne
     assert played(s.run(3, hand=(cx, cy), dets=[]) + s.run(10, dets=[smaller])) == []
 
 
+def test_a_card_laid_over_one_read_unsurely_where_it_lay_is_reported():
+    """The warm print's game of seed 3, play 134: a `blue-7` laid over most of a `blue-5`,
+    read 0.99 in every clear frame; the `blue-5` re-read 0.32 where it lay, boxed around
+    nearly all of the new card. Counted as a card laid beside it, the unsure old card hid the
+    new one's changed pixels and the play was lost. An unsure reading of the card known at
+    its place is that card, which the new one landed on: it was not laid."""
+    s = Scene()
+    cx, cy = s.centre("discard")
+    old = ("blue-5", cx, cy, 0)
+    assert played(_lay(s, old, lambda: s.detections(visible=[old]))) == [["blue-5"]]
+    # A hand comes by and lays nothing; the pile settles with the blue 5 unread (a glare).
+    assert played(s.run(3, hand=(cx, cy), dets=[]) + s.run(10, dets=[])) == []
+    new = ("blue-7", cx + 3, cy + 4, 0)  # the same blue, a little aside: a third of it changed
+    under = reading("blue-5", Scene.quad(cx, cy, 0, w=60, h=88), 0.32)  # around all of the new card
+    assert played(_lay(s, new, lambda: s.detections(visible=[new]) + [under])) == [["blue-7"]]
+
+
 def test_a_card_the_leaving_hand_hid_at_first_is_still_reported():
     """Seed 3 of the sim-truth demo: the hand withdrawing still hid most of the new card in
     three of the first five clear frames, so it had two hits when the window filled; the pile

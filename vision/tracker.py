@@ -424,7 +424,14 @@ class DiscardTracker:
         for c in sorted(stable, key=lambda c: (-c.hits, -median(c.confidences))):
             if not any(c is d for d in laid) or any(_one_card(c, n) for n in new):
                 continue
-            others = [d for d in laid if d is not c]
+            # An unsure reading at the place of a known card of its face is that card re-read:
+            # its pixels changed where the new card landed on it, it was not laid (the warm
+            # print's game of seed 3, play 134: a `blue-5` read 0.32 under the `blue-7` laid on
+            # it hid the new card's changed pixels, and the play was lost).
+            others = [
+                d for d in laid
+                if d is not c and (any(d is t for t in stable) or verdicts[id(d)] not in ("same-face", "inside"))
+            ]
             share = whole[id(c)]
             if others:
                 if self._laid_with(c, share, others):
