@@ -461,17 +461,23 @@ def test_a_twin_laid_where_its_buried_twin_lies_is_new():
     assert played(obs) == [["red-1"]]
 
 
+def _bury(s: Scene, face: str) -> tuple[float, float]:
+    """`face` laid at the pile's centre, then a `green-3` right over it: the pile's centre."""
+    cx, cy = s.centre("discard")
+    old = (face, cx, cy, 0)
+    assert played(_lay(s, old, lambda: s.detections(visible=[old]))) == [[face]]
+    green = ("green-3", cx, cy, 0)
+    assert played(_lay(s, green, lambda: s.detections(visible=[green]))) == [["green-3"]]
+    return cx, cy
+
+
 def test_a_twin_laid_just_where_its_buried_twin_lies_is_new():
     """A card laid at the very place of its twin, buried under other cards since: against
     the buried card's look when last seen the new one looks unchanged, so it was taken for a
     re-read and the play was lost (the generic game of seed 3 sees its play 9 since). Buried
     when the pile last settled, the old card says nothing: the pile's pixels since then decide."""
     s = Scene()
-    cx, cy = s.centre("discard")
-    old = ("red-1", cx, cy, 0)
-    assert played(_lay(s, old, lambda: s.detections(visible=[old]))) == [["red-1"]]
-    green = ("green-3", cx, cy, 0)  # right over it
-    assert played(_lay(s, green, lambda: s.detections(visible=[green]))) == [["green-3"]]
+    cx, cy = _bury(s, "red-1")
     top = ("yellow-5", cx + 8, cy + 25, 0)  # over the green 3's lower half, which is no longer read
     assert played(_lay(s, top, lambda: s.detections(visible=[top]))) == [["yellow-5"]]
     twin = ("red-1", cx, cy, 0)  # at the very pose of the buried red 1
@@ -484,11 +490,7 @@ def test_a_twin_laid_a_quarter_turn_from_its_buried_twin_and_boxed_smaller_is_ne
     smaller than the twin was. A card seen smaller than it was is partly covered only if it
     was seen when the pile last settled; a buried one was not, and the play was lost."""
     s = Scene()
-    cx, cy = s.centre("discard")
-    old = ("red-reverse", cx, cy, 0)
-    assert played(_lay(s, old, lambda: s.detections(visible=[old]))) == [["red-reverse"]]
-    green = ("green-3", cx, cy, 0)  # right over it
-    assert played(_lay(s, green, lambda: s.detections(visible=[green]))) == [["green-3"]]
+    cx, cy = _bury(s, "red-reverse")
     twin = ("red-reverse", cx - 5, cy - 3, 80)
     shown = reading("red-reverse", Scene.quad(twin[1], twin[2], twin[3], w=34, h=52))
     assert played(_lay(s, twin, lambda: [shown])) == [["red-reverse"]]

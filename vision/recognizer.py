@@ -348,6 +348,16 @@ def _under_a_card_read(i: int, quads: list[np.ndarray], names: list, scores: lis
     )
 
 
+def _turned(quad: np.ndarray, degrees: float) -> np.ndarray:
+    """The box turned by `degrees` about its centre, its corners in portrait order."""
+    from vision.crops import order_portrait
+
+    q = np.asarray(quad)
+    q = q.astype(np.result_type(q.dtype, np.float32))  # float64 corners stay float64
+    m = cv2.getRotationMatrix2D(tuple(map(float, q.mean(axis=0))), degrees, 1.0)
+    return order_portrait(cv2.transform(q[None], m)[0])
+
+
 def _whole_in(image: np.ndarray, quad) -> bool:
     """Does the box lie whole inside the image (not cut by its edge)?"""
     ih, iw = image.shape[:2]
@@ -922,7 +932,6 @@ class CardRecognizer:
         (nudged by FAN_NUDGE): (its quad, its corner, the corner reader's face
         probabilities), or None where that corner shows no card's border (FAN_BORDER); where
         none of them does (the way off the cards) nothing is read."""
-        from vision.crops import order_portrait
 
         def best_of(quads):
             corners = _exposed_corners(image, card, quads)
@@ -942,8 +951,7 @@ class CardRecognizer:
         for step in FAN_STEPS:
             moved = card + axis * step
             for turn in FAN_TURNS:
-                m = cv2.getRotationMatrix2D(tuple(map(float, moved.mean(axis=0))), turn, 1.0)
-                tries.append(order_portrait(cv2.transform(moved[None], m)[0]))
+                tries.append(_turned(moved, turn))
         got = best_of(tries)
         if got is None:
             return None
@@ -1033,7 +1041,6 @@ class CardRecognizer:
         """Each card-shaped box named at least SECOND_LOOK_BELOW but less than TURN_BELOW
         surely, whole in the image and about as long as its longest box, named as its box
         turned by TURN_TRIES reads surest, when that reading is at least TURN_BELOW."""
-        from vision.crops import order_portrait
 
         longest = max((_long_side(q) for q in quads), default=0.0)
         tries = []
@@ -1042,12 +1049,7 @@ class CardRecognizer:
                 continue
             if _too_square(q) or not _whole_in(image, q) or _long_side(q) < CARD_SEARCH_LONG * longest:
                 continue
-            centre = np.asarray(q, np.float32).mean(axis=0)
-            turned = []
-            for a in TURN_TRIES:
-                m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), a, 1.0)
-                turned.append(order_portrait((np.hstack([q, np.ones((4, 1), np.float32)]) @ m.T).astype(np.float32)))
-            tries.append((i, turned))
+            tries.append((i, [_turned(q, a) for a in TURN_TRIES]))
         if not tries:
             return names
         names = list(names)

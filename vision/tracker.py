@@ -313,12 +313,10 @@ class DiscardTracker:
                 <= self.cfg.same_pose_shift * max(k.pose.size, c.pose.size, 1.0)
             )  # fmt: skip
             if same_place:
-                if k.card != c.card:
-                    if not self.visited:
-                        return "known"  # re-read of a resting card, not a play
-                    continue
                 if not self.visited:
-                    return "known"
+                    return "known"  # re-read of a resting card, not a play
+                if k.card != c.card:
+                    continue
                 # A card buried when the pile last settled says nothing of what lies there
                 # now: a twin laid just there looks the same as it did (the generic game of
                 # seed 3, play 9) and, boxed by its part that shows, smaller (the warm print's
@@ -411,6 +409,7 @@ class DiscardTracker:
             c for c in clusters
             if c.hits >= min_hits and median(c.confidences) >= cfg.min_median_confidence
         ]
+        steady = {id(c) for c in stable}
         verdicts = {id(c): self._match(c) for c in clusters}
         # A card laid in this visit changed the pixels where it lies since the pile last
         # settled (see `_laid_with` when several did). Unsure cards count as laid too:
@@ -420,18 +419,17 @@ class DiscardTracker:
             c for c in clusters
             if id(c) in whole and (whole[id(c)] is None or whole[id(c)] >= cfg.changed_fraction)
         ]
+        # The cards a new one may have been laid beside. An unsure reading at the place of a
+        # known card of its face is not one: it is that card re-read, its pixels changed where
+        # the new card landed on it (the warm print's game of seed 3, play 134: a `blue-5`
+        # read 0.32 under the `blue-7` laid on it hid the new card's changed pixels, and the
+        # play was lost).
+        beside = [d for d in laid if id(d) in steady or verdicts[id(d)] not in ("same-face", "inside")]
         new: list[_Cluster] = []
         for c in sorted(stable, key=lambda c: (-c.hits, -median(c.confidences))):
             if not any(c is d for d in laid) or any(_one_card(c, n) for n in new):
                 continue
-            # An unsure reading at the place of a known card of its face is that card re-read:
-            # its pixels changed where the new card landed on it, it was not laid (the warm
-            # print's game of seed 3, play 134: a `blue-5` read 0.32 under the `blue-7` laid on
-            # it hid the new card's changed pixels, and the play was lost).
-            others = [
-                d for d in laid
-                if d is not c and (any(d is t for t in stable) or verdicts[id(d)] not in ("same-face", "inside"))
-            ]
+            others = [d for d in beside if d is not c]
             share = whole[id(c)]
             if others:
                 if self._laid_with(c, share, others):
@@ -451,7 +449,6 @@ class DiscardTracker:
             # A card laid in this visit, in view now but seen in too few frames yet (the
             # withdrawing hand hid part of it at first): the window slides on until it has
             # its hits, a window's length at most, before the pile settles without it.
-            steady = {id(c) for c in stable}
             if any(number in c.frames and id(c) not in steady for c in laid):
                 self._waited += 1
                 return None
