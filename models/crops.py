@@ -46,19 +46,24 @@ _LIME = (36.0, 50.0)
 CLASSIC_ITALIC = 0.7  # share of classic printings in training drawn with italic digits
 
 
-def train_params(rng: np.random.Generator, look: str | None = None, wide: float = 0.6):
+def train_params(rng: np.random.Generator, look: str | None = None, wide: float = 0.6, fonts: float = 0.0):
     """A random printing for training: `random_params`, and with probability `wide` each
     colour's hue drawn over its whole HUE_RANGES (per colour, independently), saturation
-    and brightness wider (faded cards)."""
+    and brightness wider (faded cards); with probability `fonts` its digits set in one of
+    OpenCV's vector fonts (`vision.render.DIGIT_FONTS`) instead of our own strokes: the
+    corner reader trained on our strokes and two real prints read the third print's corners
+    worst of all (models/README.md, twentieth session). 0 draws nothing more from `rng`."""
     from dataclasses import replace
 
-    from vision.render import BASE_BGR, COLOURS, random_params
+    from vision.render import BASE_BGR, COLOURS, DIGIT_FONTS, random_params
 
     p = random_params(rng, look)
     if p.look == "classic" and rng.random() < CLASSIC_ITALIC:
         # the real classic deck's digits lean right (its 9 read as a 5 when only upright
         # renders and no classic photo were trained on)
         p = replace(p, slant=float(rng.uniform(0.12, 0.3)))
+    if fonts > 0 and rng.random() < fonts:
+        p = replace(p, font=int(rng.integers(len(DIGIT_FONTS))))
     if rng.random() >= wide:
         return p
     own = []

@@ -16,6 +16,10 @@ overlap: one card 30 / 50 / 70% under another, rendered: recall of the covered c
         scenes of 4-13 cards dropped at any angle, overlapping (card recall, precision, F1).
 overlap-real: the same with the cards of each shared real set (`--sets`), cut out of the
         photos at their outline: real card appearance under a real deck's other cards.
+edge:   one card cut by the frame's edge, filling it, a thumb over it, overfilling it.
+held:   one card held up to a webcam before a room (`models.held`): each real set's cards
+        and renders of each design, found and named.
+bad:    frames with no face (black, overexposed, a bare table, backs only): faces made up.
 """
 
 from __future__ import annotations
@@ -507,6 +511,33 @@ def eval_edge(rec, sets: list[str], seed: int = 616161, renders: int = 54) -> di
                      for src, v in stats.items()}}
 
 
+def eval_held(rec, sets: list[str], seed: int = 818181, renders: int = 54) -> dict:
+    """One card held up to a webcam before a room (`models.held.held_scene`): every cut-out
+    card of the named real sets, and `renders` fresh renders of each design: found (any card
+    reported) and named (the best-scored card is the right face), per set and per design,
+    with what the misses were read as."""
+    from models.held import held_scene
+
+    rng = np.random.default_rng(seed)
+    sources = [(name, card, art) for name in sets for card, art in real_faces(name)]
+    for look in ("classic", "2010s", "2020s"):
+        for card in ALL_FACES[:renders]:
+            sources.append((f"renders {look}", card,
+                            render_card(card, height=400, rng=rng, params=random_params(rng, look))))
+    stats: dict = {}
+    for src, card, art in tqdm(sources, desc="held up", unit="card"):
+        img, _ = held_scene(rng, art)
+        d = _main_card(rec.recognize(img))
+        st = stats.setdefault(src, {"found": 0, "named": 0, "total": 0, "misses": Counter()})
+        st["found"] += d is not None
+        st["named"] += d is not None and d.card == card
+        st["total"] += 1
+        if d is None or d.card != card:
+            st["misses"][f"{card} -> {d.card if d else 'none'}"] += 1
+    return {"held": {src: {"found": f"{v['found']}/{v['total']}", "named": f"{v['named']}/{v['total']}",
+                           "misses": dict(v["misses"].most_common(10))} for src, v in stats.items()}}
+
+
 def bad_frames(rng: np.random.Generator, size=(640, 480)) -> list[tuple[str, np.ndarray]]:
     """Frames with no face to read: black, dim noise, overexposed, a bare table, a table
     with card backs only, a white sheet."""
@@ -591,10 +622,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only", default="real,renders,map,speed",
-        help="comma list of: real, sets, renders, overlap, overlap-real, edge, bad, map, speed",
+        help="comma list of: real, sets, renders, overlap, overlap-real, edge, held, bad, map, speed",
     )
     ap.add_argument("--sets", default="all",
-                    help="shared real sets for `sets`, `overlap-real` and `edge` (models.real_cards.SETS)")
+                    help="shared real sets for `sets`, `overlap-real`, `edge` and `held` (models.real_cards.SETS)")
     ap.add_argument("--models", type=Path, default=None, help="folder with the two ONNX files")
     ap.add_argument("--real", type=Path, default=REAL_PHOTOS, help="real photos folder")
     ap.add_argument("--csv", type=Path, default=EVAL_DIR / "real_photos.csv")
@@ -613,7 +644,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="read without the corner reader (CardRecognizer(corner_path=None)): the figures before it")
     args = ap.parse_args(argv)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
-    bad = parts - {"real", "sets", "renders", "overlap", "overlap-real", "edge", "bad", "map", "speed"}
+    bad = parts - {"real", "sets", "renders", "overlap", "overlap-real", "edge", "held", "bad", "map", "speed"}
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked
@@ -652,6 +683,12 @@ def main(argv: list[str] | None = None) -> int:
 
         figures.update(eval_edge(rec, parse_sets(args.sets)))
         print("edge:", json.dumps(figures["edge"]))
+    if "held" in parts:
+        from models.real_cards import parse_sets
+
+        figures.update(eval_held(rec, parse_sets(args.sets)))
+        for src, f in figures["held"].items():
+            print(f"held up, {src}: found {f['found']}, named {f['named']}; misses {f['misses']}")
     if "bad" in parts:
         figures.update(eval_bad(rec))
         print("bad input:", json.dumps(figures["bad_input"]))

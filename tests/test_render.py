@@ -83,3 +83,32 @@ def test_italic_digits_lean_right_and_upright_stays_the_default():
         return float(top.mean() - bottom.mean())
 
     assert ink_lean(0.25) > ink_lean(0.0) + 0.03 * 400
+
+
+def test_a_printing_can_set_its_digits_in_an_opencv_font_and_only_its_digits():
+    from dataclasses import replace
+
+    from models.crops import train_params
+    from vision.render import DIGIT_FONTS, random_params
+
+    p = replace(random_params(np.random.default_rng(5), "2010s"), wear=0.0, gloss=0.0)
+    assert p.font == -1  # the table's and the evaluations' printings keep our own strokes
+
+    def art(card, font):
+        return render_card(card, height=300, rng=np.random.default_rng(2), params=replace(p, font=font)).astype(int)
+
+    own = art("green-6", -1)
+    faces = [art("green-6", f) for f in range(len(DIGIT_FONTS))]
+    assert all(np.abs(f - own).sum() > 0.01 * own.size for f in faces)  # each face its own 6
+    assert np.abs(faces[0] - faces[2]).sum() > 0.01 * own.size
+    # a card with no digit looks the same whatever the font
+    assert np.array_equal(art("red-skip", -1), art("red-skip", 3))
+    assert np.array_equal(art("wild", -1), art("wild", 3))
+    with pytest.raises(ValueError, match="font 99"):
+        RenderParams(font=99)
+    # training draws a font only when asked, and then from every face
+    drawn = {train_params(np.random.default_rng(k), "2010s", fonts=1.0).font for k in range(60)}
+    assert drawn == set(range(len(DIGIT_FONTS)))
+    assert {train_params(np.random.default_rng(k), "2010s").font for k in range(20)} == {-1}
+    a, b = train_params(np.random.default_rng(9), "classic"), train_params(np.random.default_rng(9), "classic", fonts=0.0)
+    assert a == b

@@ -95,6 +95,8 @@ SQUARE_ASPECT = 0.72
 # its centre is read, and the surest reading taken when it is at least TURN_BELOW. The box
 # itself stays: the tracker follows a card by its box, and the best turn varies frame to
 # frame. The table only, as the card search; only boxes as long as the card search's.
+# On still photos it named three covered real cards worse and helped only the rendered table
+# scenes (models/README.md, twentieth session): `turn_search` follows `card_search`.
 TURN_BELOW = 0.9
 TURN_TRIES = (-30.0, -20.0, -10.0, 10.0, 20.0, 30.0)
 # A card the second look leaves unsure (no turn of the image gave a card-shaped box near it,
@@ -536,7 +538,9 @@ class CardRecognizer:
     of by its corner index (see `_read_corners`; None: none); fans: the cards of a fanned hand
     that show only their corner index found from the cards read surely (`_read_fans`, needs
     the corner reader); card_search: a box the second look leaves unsure read as the surest
-    of the card-shaped boxes around it (`_card_search`; the table, not still photos)."""
+    of the card-shaped boxes around it (`_card_search`; the table, not still photos);
+    turn_search: a card-shaped box named half surely read again in its box turned
+    (`_turn_unsure`; None: as card_search)."""
 
     def __init__(
         self,
@@ -556,6 +560,7 @@ class CardRecognizer:
         corner_path: str | os.PathLike | None = None,
         fans: bool = False,
         card_search: bool = True,
+        turn_search: bool | None = None,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -571,6 +576,7 @@ class CardRecognizer:
         self.complete_cut = complete_cut
         self.fans = fans
         self.card_search = card_search
+        self.turn_search = card_search if turn_search is None else turn_search
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -1190,7 +1196,7 @@ class CardRecognizer:
                 break
         if unsure and self.card_search:
             quads, names = self._card_search(image, quads, names, unsure, timings)
-        if self.card_search:
+        if self.turn_search:
             names = self._turn_unsure(image, quads, names, scores, timings)
         timings["second_look"] = (time.perf_counter() - t2) * 1e3
         names = self._read_corners(image, quads, names, timings)

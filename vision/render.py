@@ -104,6 +104,14 @@ def _arrow(cx: float, cy: float, angle: float, length: float, shaft: float, head
 
 
 # ----------------------------------------------------------------------------- parameters
+# OpenCV's built-in vector fonts (no font files, nothing downloaded), upright and leaning
+DIGIT_FONTS = tuple(
+    f | italic
+    for f in (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX)
+    for italic in (0, cv2.FONT_ITALIC)
+)
+
+
 @dataclass(frozen=True)
 class RenderParams:
     """Everything that varies between two printings of the same face."""
@@ -131,10 +139,16 @@ class RenderParams:
     # italic digits (the classic deck prints its numbers leaning right): the glyph's top is
     # moved right by this share of its height relative to its middle; 0 upright
     slant: float = 0.0
+    # the digits' typeface: -1 our own strokes (every printing the table and the evaluations
+    # draw); else an index into DIGIT_FONTS, OpenCV's own vector fonts (training only: a print
+    # nobody here has seen sets its digits in a face of its own, models/README.md)
+    font: int = -1
 
     def __post_init__(self) -> None:
         if self.look not in LOOKS:
             raise ValueError(f"unknown look {self.look!r}: expected one of {', '.join(LOOKS)}")
+        if not -1 <= self.font < len(DIGIT_FONTS):
+            raise ValueError(f"font {self.font}: expected -1 (our strokes) or 0..{len(DIGIT_FONTS) - 1}")
 
 
 def random_params(rng: np.random.Generator, look: str | None = None) -> RenderParams:
@@ -230,7 +244,21 @@ def _rounded_rect(mask: np.ndarray, x0, y0, x1, y1, r, value=255) -> None:
         cv2.circle(mask, (cx, cy), r, value, -1, cv2.LINE_AA)
 
 
-def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, slant: float = 0.0):
+def _put_digit(mask: np.ndarray, digit: str, box, weight: float, font: int) -> None:
+    """`digit` in OpenCV vector font DIGIT_FONTS[font], `weight` px thick, filling the box's
+    height (its width as the face's own proportions give it, centred in the box)."""
+    x0, y0, bw, bh = box
+    face = DIGIT_FONTS[font]
+    t = max(1, int(round(weight)))
+    (tw, th), _ = cv2.getTextSize(digit, face, 1.0, 1)
+    scale = max(0.1, (bh - weight) / th)
+    (tw, th), _ = cv2.getTextSize(digit, face, scale, t)
+    org = (int(round(x0 + (bw - tw) / 2)), int(round(y0 + (bh + th) / 2)))
+    cv2.putText(mask, digit, org, face, scale, 255, t, cv2.LINE_AA)
+
+
+def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, slant: float = 0.0,
+                  font: int = -1):
     """Masks (drawn in order, each gets outline + fill) for one glyph in a box.
 
     Returns a list of (mask, fill_key) where fill_key is 'fg' (the glyph colour) or a
@@ -242,10 +270,20 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, s
         if rank in ("+2", "+4"):
             # "+" then the digit, side by side, in the box
             _draw_strokes(m, _PLUS, (x0, y0 + bh * 0.2, bw * 0.42, bh * 0.6), weight * 0.8)
-            _draw_strokes(m, _DIGITS[rank[1]], (x0 + bw * 0.42, y0, bw * 0.58, bh), weight)
+            digit_box = (x0 + bw * 0.42, y0, bw * 0.58, bh)
+            if font >= 0:
+                _put_digit(m, rank[1], digit_box, weight, font)
+            else:
+                _draw_strokes(m, _DIGITS[rank[1]], digit_box, weight)
         elif rank in ("6", "9"):
-            _draw_strokes(m, _DIGITS[rank], (x0, y0 - bh * 0.06, bw, bh * 0.95), weight)
+            digit_box = (x0, y0 - bh * 0.06, bw, bh * 0.95)
+            if font >= 0:
+                _put_digit(m, rank, digit_box, weight, font)
+            else:
+                _draw_strokes(m, _DIGITS[rank], digit_box, weight)
             _draw_strokes(m, [[(0.14, 1.03), (0.86, 1.03)]], (x0, y0, bw, bh), weight * 0.6)
+        elif font >= 0:
+            _put_digit(m, rank, box, weight, font)
         else:
             _draw_strokes(m, _DIGITS[rank], box, weight)
         if slant:
@@ -520,7 +558,7 @@ def render_card(
         gh *= h * gs if rank not in ("skip", "reverse", "draw2", "draw4") else w * 1.55 * gs
         box = _glyph_box(rank, cx, cy, gh)
         weight = gh * (0.14 if rank in _DIGITS else 0.12) * p.stroke
-        layers = _glyph_layers(cv_, rank, box, weight, small=False, slant=p.slant)
+        layers = _glyph_layers(cv_, rank, box, weight, small=False, slant=p.slant, font=p.font)
         _composite_glyph(cv_, layers, fg, p, unit, style, cols)
 
     # corner indices: top-left upright, bottom-right turned 180 degrees
@@ -535,7 +573,7 @@ def render_card(
     corner.img[:] = 0
     cbox = _glyph_box(crank, ccx, ccy, ch)
     cweight = ch * 0.16 * p.stroke
-    clayers = _glyph_layers(cv_, crank, cbox, cweight, small=True, slant=p.slant)
+    clayers = _glyph_layers(cv_, crank, cbox, cweight, small=True, slant=p.slant, font=p.font)
     cstyle = "outline" if crank != "wildcircle" else "outline"
     cfg = paper
     for m, key in clayers:  # paint both corners: the 180-degree copy comes from flipping
