@@ -649,6 +649,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked
     unread = {"corner_path": None} if args.no_corners else {}
+    from models.real_cards import parse_sets
+
+    try:
+        sets = parse_sets(args.sets)
+    except ValueError as exc:
+        ap.error(f"--sets: {exc}")
     rec = _recognizer(args.models, whole_image=args.whole_image, **unread) if parts - {"speed"} else None
     figures: dict = {}
     if args.json.is_file():
@@ -661,9 +667,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({figures['real_top1']:.1%}); confusions: {figures['real_confusions']}"
         )
     if "sets" in parts:
-        from models.real_cards import parse_sets
-
-        figures.update(eval_real_sets(rec, parse_sets(args.sets), args.csv))
+        figures.update(eval_real_sets(rec, sets, args.csv))
         for name, f in figures["real_sets"].items():
             print(f"{name} ({f['design']}): {f['right']}/{f['total']} per colour {f['per_colour']}"
                   f"; not found {f['not_found']}; confusions {f['confusions']}")
@@ -673,20 +677,14 @@ def main(argv: list[str] | None = None) -> int:
         figures["overlap"]["table"] = eval_table(rec)
         print("overlap:", json.dumps(figures["overlap"]))
     if "overlap-real" in parts:
-        from models.real_cards import parse_sets
-
-        figures.update(eval_overlap_real(rec, parse_sets(args.sets)))
+        figures.update(eval_overlap_real(rec, sets))
         for name, f in figures["overlap_real"].items():
             print(f"overlap, {name} photos:", json.dumps(f))
     if "edge" in parts:
-        from models.real_cards import parse_sets
-
-        figures.update(eval_edge(rec, parse_sets(args.sets)))
+        figures.update(eval_edge(rec, sets))
         print("edge:", json.dumps(figures["edge"]))
     if "held" in parts:
-        from models.real_cards import parse_sets
-
-        figures.update(eval_held(rec, parse_sets(args.sets)))
+        figures.update(eval_held(rec, sets))
         for src, f in figures["held"].items():
             print(f"held up, {src}: found {f['found']}, named {f['named']}; misses {f['misses']}")
     if "bad" in parts:

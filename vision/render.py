@@ -244,9 +244,13 @@ def _rounded_rect(mask: np.ndarray, x0, y0, x1, y1, r, value=255) -> None:
         cv2.circle(mask, (cx, cy), r, value, -1, cv2.LINE_AA)
 
 
-def _put_digit(mask: np.ndarray, digit: str, box, weight: float, font: int) -> None:
-    """`digit` in OpenCV vector font DIGIT_FONTS[font], `weight` px thick, filling the box's
-    height (its width as the face's own proportions give it, centred in the box)."""
+def _draw_digit(mask: np.ndarray, digit: str, box, weight: float, font: int) -> None:
+    """`digit` in the box, `weight` px thick: our own strokes (font -1), else OpenCV vector
+    font DIGIT_FONTS[font] filling the box's height (its width as the face's own proportions
+    give it, centred in the box)."""
+    if font < 0:
+        _draw_strokes(mask, _DIGITS[digit], box, weight)
+        return
     x0, y0, bw, bh = box
     face = DIGIT_FONTS[font]
     t = max(1, int(round(weight)))
@@ -270,22 +274,12 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, s
         if rank in ("+2", "+4"):
             # "+" then the digit, side by side, in the box
             _draw_strokes(m, _PLUS, (x0, y0 + bh * 0.2, bw * 0.42, bh * 0.6), weight * 0.8)
-            digit_box = (x0 + bw * 0.42, y0, bw * 0.58, bh)
-            if font >= 0:
-                _put_digit(m, rank[1], digit_box, weight, font)
-            else:
-                _draw_strokes(m, _DIGITS[rank[1]], digit_box, weight)
+            _draw_digit(m, rank[1], (x0 + bw * 0.42, y0, bw * 0.58, bh), weight, font)
         elif rank in ("6", "9"):
-            digit_box = (x0, y0 - bh * 0.06, bw, bh * 0.95)
-            if font >= 0:
-                _put_digit(m, rank, digit_box, weight, font)
-            else:
-                _draw_strokes(m, _DIGITS[rank], digit_box, weight)
+            _draw_digit(m, rank, (x0, y0 - bh * 0.06, bw, bh * 0.95), weight, font)
             _draw_strokes(m, [[(0.14, 1.03), (0.86, 1.03)]], (x0, y0, bw, bh), weight * 0.6)
-        elif font >= 0:
-            _put_digit(m, rank, box, weight, font)
         else:
-            _draw_strokes(m, _DIGITS[rank], box, weight)
+            _draw_digit(m, rank, box, weight, font)
         if slant:
             shear = np.float32([[1, -slant, slant * (y0 + bh / 2)], [0, 1, 0]])
             m = cv2.warpAffine(m, shear, (canvas.w, canvas.h), flags=cv2.INTER_LINEAR)
