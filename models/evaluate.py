@@ -19,6 +19,8 @@ overlap-real: the same with the cards of each shared real set (`--sets`), cut ou
 edge:   one card cut by the frame's edge, filling it, a thumb over it, overfilling it.
 held:   one card held up to a webcam before a room (`models.held`): each real set's cards
         and renders of each design, found and named.
+layout: a whole deck laid out apart (each real set, a worn printing of each design) on a
+        dark table and on white paper, in a room's light and a warm bulb's: found, named.
 bad:    frames with no face (black, overexposed, a bare table, backs only): faces made up.
 """
 
@@ -538,6 +540,61 @@ def eval_held(rec, sets: list[str], seed: int = 818181, renders: int = 54) -> di
                            "misses": dict(v["misses"].most_common(10))} for src, v in stats.items()}}
 
 
+def eval_layout(rec, sets: list[str], seed: int = 828282) -> dict:
+    """A whole deck laid out apart and photographed from above (`vision.decks.looks.layout_photos`,
+    1600x1200, two photos a deck, in a room's light and under a warm bulb), on a dark table and
+    on white paper: each named real set's cut-outs, and a worn printing of each design (scuffed,
+    faded), read as `uno-table detect` reads a photo (in tiles). found: a reported card on the
+    truth (IoU >= 0.5); named: that card the right face; extra: reported cards on no truth card."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng(seed)
+    decks = [(name, real_faces(name)) for name in sets]
+    for look in ("classic", "2010s", "2020s"):
+        worn = []
+        for card in ALL_FACES:
+            p = random_params(rng, look)
+            p = replace(p, wear=float(rng.uniform(0.6, 1.0)), sat_scale=p.sat_scale * float(rng.uniform(0.6, 0.85)))
+            worn.append((card, render_card(card, height=400, rng=rng, params=p)))
+        decks.append((f"worn renders {look}", worn))
+    out: dict = {}
+    tiles, rec.tiles = rec.tiles, True
+    try:
+        _layout_decks(rec, decks, rng, out)
+    finally:
+        rec.tiles = tiles
+    return {"layout": out}
+
+
+def _layout_decks(rec, decks, rng, out: dict) -> None:
+    from vision.decks.looks import SURFACES, layout_photos
+
+    for surface in SURFACES:
+        for name, cards in tqdm(decks, desc=f"layout on {surface}", unit="deck"):
+            found = named = total = extra = 0
+            misses: Counter = Counter()
+            for cast in ("none", "warm"):
+                for img, truth in layout_photos(cards, photos=2, seed=int(rng.integers(1 << 31)), cast=cast,
+                                                surface=surface):
+                    dets = [d for d in rec.recognize(img) if d.card != "back" and d.confidence >= REPORTED]
+                    on_truth = set()
+                    for card, quad in truth:
+                        ious = [_iou(d.quad, quad) for d in dets]
+                        k = int(np.argmax(ious)) if ious else -1
+                        total += 1
+                        if k < 0 or ious[k] < 0.5:
+                            misses[f"{card} -> none"] += 1
+                            continue
+                        on_truth.add(k)
+                        found += 1
+                        named += dets[k].card == card
+                        if dets[k].card != card:
+                            misses[f"{card} -> {dets[k].card}"] += 1
+                    extra += len(dets) - len(on_truth)
+            out.setdefault(surface, {})[name] = {"found": f"{found}/{total}", "named": f"{named}/{total}",
+                                                 "extra": extra, "misses": dict(misses.most_common(8))}
+
+
 def bad_frames(rng: np.random.Generator, size=(640, 480)) -> list[tuple[str, np.ndarray]]:
     """Frames with no face to read: black, dim noise, overexposed, a bare table, a table
     with card backs only, a white sheet."""
@@ -622,10 +679,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only", default="real,renders,map,speed",
-        help="comma list of: real, sets, renders, overlap, overlap-real, edge, held, bad, map, speed",
+        help="comma list of: real, sets, renders, overlap, overlap-real, edge, held, layout, bad, map, speed",
     )
     ap.add_argument("--sets", default="all",
-                    help="shared real sets for `sets`, `overlap-real`, `edge` and `held` (models.real_cards.SETS)")
+                    help="shared real sets for `sets`, `overlap-real`, `edge`, `held` and `layout` (models.real_cards.SETS)")
     ap.add_argument("--models", type=Path, default=None, help="folder with the two ONNX files")
     ap.add_argument("--real", type=Path, default=REAL_PHOTOS, help="real photos folder")
     ap.add_argument("--csv", type=Path, default=EVAL_DIR / "real_photos.csv")
@@ -644,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="read without the corner reader (CardRecognizer(corner_path=None)): the figures before it")
     args = ap.parse_args(argv)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
-    bad = parts - {"real", "sets", "renders", "overlap", "overlap-real", "edge", "held", "bad", "map", "speed"}
+    bad = parts - {"real", "sets", "renders", "overlap", "overlap-real", "edge", "held", "layout", "bad", "map", "speed"}
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked
@@ -687,6 +744,12 @@ def main(argv: list[str] | None = None) -> int:
         figures.update(eval_held(rec, sets))
         for src, f in figures["held"].items():
             print(f"held up, {src}: found {f['found']}, named {f['named']}; misses {f['misses']}")
+    if "layout" in parts:
+        figures.update(eval_layout(rec, sets))
+        for surface, decks in figures["layout"].items():
+            for name, f in decks.items():
+                print(f"laid out on {surface}, {name}: found {f['found']}, named {f['named']}, extra {f['extra']};"
+                      f" misses {f['misses']}")
     if "bad" in parts:
         figures.update(eval_bad(rec))
         print("bad input:", json.dumps(figures["bad_input"]))

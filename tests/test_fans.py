@@ -83,7 +83,9 @@ def test_a_patterned_table_read_as_an_index_is_no_card(photos, monkeypatch):
         img = render_on_table(rng, ALL_FACES[k % len(ALL_FACES)], size=640)
     assert [d.card for d in photos.recognize(img)] == ["blue-draw2"]
     monkeypatch.setattr(recognizer, "FAN_BORDER", 0.0)
-    assert len(photos.recognize(img)) > 1  # without the border check its dots read as cards
+    assert [d.card for d in photos.recognize(img)] == ["blue-draw2"]  # the straight edge alone holds
+    monkeypatch.setattr(recognizer, "FAN_EDGE", 0.0)
+    assert len(photos.recognize(img)) > 1  # without either check its dots read as cards
 
 
 def test_a_corner_shows_a_cards_border_and_a_cloth_does_not():
@@ -95,3 +97,20 @@ def test_a_corner_shows_a_cards_border_and_a_cloth_does_not():
     corner = np.full_like(cloth, (40, 160, 60))
     corner[:5], corner[:, :5] = int(WHITE_LEVEL), int(WHITE_LEVEL)  # the white border, top and left
     assert _border_share(cloth) < FAN_BORDER <= _border_share(corner)
+
+
+def test_a_cards_border_is_a_straight_edge_and_white_dots_are_not():
+    """White dots on a cloth pass the border's white share (a dotted blue cloth walked across
+    as six `blue-draw2`, models/README.md); only a card's border runs straight along the band."""
+    from vision.crops import CORNER_PX, WHITE_LEVEL
+    from vision.recognizer import FAN_BORDER, FAN_EDGE, _border_edge, _border_share
+
+    dots = np.full((CORNER_PX, CORNER_PX, 3), (140, 90, 80), np.uint8)  # a blue cloth
+    for y in range(1, CORNER_PX, 8):
+        for x in range(1 + (y // 8 % 2) * 4, CORNER_PX, 8):
+            dots[y:y + 4, x:x + 4] = int(WHITE_LEVEL)
+    assert _border_share(dots) >= FAN_BORDER and _border_edge(dots) < FAN_EDGE
+    corner = np.full_like(dots, (40, 160, 60))
+    corner[:4, 6:] = int(WHITE_LEVEL)  # only the top border shows, the left one under a card
+    assert _border_edge(corner) >= FAN_EDGE
+    assert _border_edge(np.full_like(dots, (40, 160, 60))) == 0.0

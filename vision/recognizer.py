@@ -140,9 +140,15 @@ FAN_TURNS = (0.0, -4.0, 4.0, -8.0, 8.0)
 FAN_NUDGE = 0.05
 # A patterned table can read as an index (a dotted green cloth as `green-draw2`), but has no
 # card's white border: a walked corner shows that border along its outer edges (the outer
-# FAN_BAND of its patch) on at least FAN_BORDER of them, or is no card.
+# FAN_BAND of its patch) on at least FAN_BORDER of them, or is no card. And that border is a
+# straight edge: white dots on a blue cloth pass the share (11-13%) and were walked across as
+# six `blue-draw2` (models/README.md, twentieth session), but their longest white run along
+# a row of the band is a dot (10-13% of the patch); a card's border runs at least FAN_EDGE of
+# it (walked cards of the tuning seeds' fans and overlaps: at least 20%, 95% of them over 75%;
+# at 0.2 one card of a real fan was lost, at 0.15 none, and the dots read no card).
 FAN_BAND = 0.2
 FAN_BORDER = 0.05
+FAN_EDGE = 0.15
 FAN_SURE = 0.7
 FAN_MAX = 10
 # When the detector finds nothing, the whole image is read as one card (a close-up that fills
@@ -448,15 +454,33 @@ def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def _white(patch: np.ndarray) -> np.ndarray:
+    """Where a colour-normalised patch (`normalize_colour`) is a card's white."""
+    from vision.crops import WHITE_LEVEL
+
+    px = patch.astype(np.int16)
+    hi, lo = px.max(axis=2), px.min(axis=2)
+    return (lo >= 0.7 * WHITE_LEVEL) & (hi - lo <= 45)
+
+
 def _border_share(patch: np.ndarray) -> float:
     """The share of a corner patch's outer band (its top and left FAN_BAND, where a card's
     border runs) that is white; the patch colour-normalised (`normalize_colour`)."""
-    from vision.crops import WHITE_LEVEL
-
     band = max(1, int(round(FAN_BAND * patch.shape[0])))
-    px = np.concatenate([patch[:band].reshape(-1, 3), patch[band:, :band].reshape(-1, 3)]).astype(np.int16)
-    hi, lo = px.max(axis=1), px.min(axis=1)
-    return float(((lo >= 0.7 * WHITE_LEVEL) & (hi - lo <= 45)).mean())
+    white = _white(patch)
+    return float(np.concatenate([white[:band].ravel(), white[band:, :band].ravel()]).mean())
+
+
+def _border_edge(patch: np.ndarray) -> float:
+    """The longest straight white run in a corner patch's outer band, along a row of its top
+    band or a column of its left one, as a share of the patch's side (see FAN_EDGE)."""
+    band = max(1, int(round(FAN_BAND * patch.shape[0])))
+    white = _white(patch)
+    lines = np.concatenate([white[:band], white[:, :band].T]).astype(np.int8)
+    steps = np.diff(np.pad(lines, ((0, 0), (1, 1))), axis=1)
+    # a run starts where a row steps up and ends where it steps down, in order along each row
+    starts, ends = np.nonzero(steps == 1)[1], np.nonzero(steps == -1)[1]
+    return float((ends - starts).max(initial=0)) / patch.shape[1]
 
 
 def _covered_card_shapes(quad: np.ndarray) -> list[np.ndarray]:
@@ -936,14 +960,14 @@ class CardRecognizer:
         """The card a fan would lay beside `card` towards `axis` (one of its sides, as a
         vector), of FAN_STEPS x FAN_TURNS the one whose shown index corner is read surest
         (nudged by FAN_NUDGE): (its quad, its corner, the corner reader's face
-        probabilities), or None where that corner shows no card's border (FAN_BORDER); where
+        probabilities), or None where that corner shows no card's border (FAN_BORDER, FAN_EDGE); where
         none of them does (the way off the cards) nothing is read."""
 
         def best_of(quads):
             corners = _exposed_corners(image, card, quads)
             shown = [k for k, c in enumerate(corners) if c is not None]
             patches = self._normalised_patches(image, [corners[k] for k in shown], [white] * len(shown))
-            bordered = [_border_share(pt) >= FAN_BORDER for pt in patches]
+            bordered = [_border_share(pt) >= FAN_BORDER and _border_edge(pt) >= FAN_EDGE for pt in patches]
             if not any(bordered):
                 return None
             p = self._read_normalised(patches)[:, :-1]
@@ -970,7 +994,7 @@ class CardRecognizer:
 
     def _read_fans(self, image, found, quads, names, timings):
         """The cards fanned under or beside each card read surely (`_fan_neighbour`,
-        FAN_SURE, FAN_BORDER), walked from card to card: added as found cards (their whole
+        FAN_SURE, FAN_BORDER, FAN_EDGE), walked from card to card: added as found cards (their whole
         card's quad, the corner's reading, detector score 0: no box of the detector's), unless
         the corner lies in a box already read surely (that box reads it; the walk goes on
         through it when it names the same face). Stage time: "fans"."""

@@ -288,6 +288,21 @@ def _table(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
+def _white_paper(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """A sheet of white paper or a white table: the card's own white border meets it."""
+    base = np.float32(rng.uniform(200, 250) + rng.normal(0, 4, 3))
+    noise = cv2.resize(rng.normal(0, 1, (h // 24 + 1, w // 24 + 1)).astype(np.float32), (w, h),
+                       interpolation=cv2.INTER_CUBIC)
+    img = base * (1 + 0.02 * noise[..., None])
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    gx, gy = rng.uniform(-1, 1, 2)
+    img *= (1.0 + 0.12 * ((xx / w - 0.5) * gx + (yy / h - 0.5) * gy))[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+SURFACES = {"dark": _table, "white": _white_paper}
+
+
 def paste(img: np.ndarray, card: np.ndarray, quad: np.ndarray) -> None:
     """Warp a BGRA card onto `img` (in place) at the 4 corners `quad` (TL, TR, BR, BL)."""
     ch, cw = card.shape[:2]
@@ -313,9 +328,13 @@ def layout_photos(
     cast: str = "none",
     blur: float = 0.6,
     jpeg: int = 88,
+    surface: str = "dark",
 ) -> list[tuple[np.ndarray, list[tuple[str, np.ndarray]]]]:
     """Photos of `cards` ((name, BGRA image)) laid face up and apart in rows, a little
-    turned, seen by a phone held over the table. Returns [(BGR photo, [(name, quad)])]."""
+    turned, seen by a phone held over the table (`surface`: one of SURFACES). Returns
+    [(BGR photo, [(name, quad)])]."""
+    if surface not in SURFACES:
+        raise ValueError(f"unknown surface {surface!r}: expected one of {', '.join(SURFACES)}")
     rng = np.random.default_rng(seed)
     order = list(range(len(cards)))
     rng.shuffle(order)
@@ -326,7 +345,7 @@ def layout_photos(
         mine = order[p * per:(p + 1) * per]
         if not mine:
             break
-        img = _table(h, w, rng)
+        img = SURFACES[surface](h, w, rng)
         cols = math.ceil(math.sqrt(len(mine) * w / h * 0.8))
         rows = math.ceil(len(mine) / cols)
         cell_w, cell_h = w * 0.92 / cols, h * 0.92 / rows
