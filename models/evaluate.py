@@ -695,8 +695,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--json", type=Path, default=EVAL_DIR / "figures.json", help="where to write the figures"
     )
-    ap.add_argument("--whole-image", action="store_true",
-                    help="CardRecognizer(whole_image=True): read the whole image when nothing is found")
+    ap.add_argument("--no-whole-image", action="store_true",
+                    help="read without the whole-image fallback (CardRecognizer(whole_image=False)): the figures before it")
     ap.add_argument("--no-corners", action="store_true",
                     help="read without the corner reader (CardRecognizer(corner_path=None)): the figures before it")
     args = ap.parse_args(argv)
@@ -705,14 +705,14 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked
-    unread = {"corner_path": None} if args.no_corners else {}
+    unread = ({"corner_path": None} if args.no_corners else {}) | ({"whole_image": False} if args.no_whole_image else {})
     from models.real_cards import parse_sets
 
     try:
         sets = parse_sets(args.sets)
     except ValueError as exc:
         ap.error(f"--sets: {exc}")
-    rec = _recognizer(args.models, whole_image=args.whole_image, **unread) if parts - {"speed"} else None
+    rec = _recognizer(args.models, **unread) if parts - {"speed"} else None
     figures: dict = {}
     if args.json.is_file():
         figures = json.loads(args.json.read_text())
@@ -768,7 +768,7 @@ def main(argv: list[str] | None = None) -> int:
             f"mAP50-95 {figures['synthetic_map50_95']:.3f}"
         )
     if "speed" in parts:
-        figures.update(eval_speed(_recognizer(args.models, photos=False, whole_image=args.whole_image, **unread)))
+        figures.update(eval_speed(_recognizer(args.models, photos=False, **unread)))
         print(f"speed (median ms, {figures['speed_frame']}): {figures['speed_ms_median']}")
     figures["evaluated_seconds"] = round(time.time() - t0, 1)
     args.json.parent.mkdir(parents=True, exist_ok=True)

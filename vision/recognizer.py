@@ -151,9 +151,19 @@ FAN_BORDER = 0.05
 FAN_EDGE = 0.15
 FAN_SURE = 0.7
 FAN_MAX = 10
-# When the detector finds nothing, the whole image is read as one card (a close-up that fills
-# the frame) and kept only if the classifier is at least this sure of a face.
+# When the detector finds nothing, the whole image is read as one card (a close-up cut to the
+# card), and as a card held upright filling the frame's height (WHOLE_IMAGE_FILL of it, its
+# centre moved across the frame by WHOLE_IMAGE_SHIFT of the frame's width): a card held up
+# to a landscape webcam is a portrait card in a landscape frame, and read as the whole frame
+# it is squeezed sideways. The surest face is kept only if the classifier is at least
+# WHOLE_IMAGE_MIN sure of it.
+# A plain table (a red cloth, a blue laminate) can read as a face wherever it is cut: a face
+# also read at least WHOLE_IMAGE_ELSEWHERE in a part of the frame away from the card (or at
+# the frame's two ends) is the surface, not a card.
 WHOLE_IMAGE_MIN = 0.9
+WHOLE_IMAGE_FILL = (1.0, 0.85)
+WHOLE_IMAGE_SHIFT = (0.0, -0.2, 0.2)
+WHOLE_IMAGE_ELSEWHERE = 0.5
 # A card under this many pixels long at the detector's input (a whole photo of a laid-out
 # deck shrunk to 320 px: 30-60 px a card) is boxed a few pixels off, a tenth of the card in
 # the photo; its outline in the full-size image is sharp, so the box is snapped to it.
@@ -463,6 +473,15 @@ def _white(patch: np.ndarray) -> np.ndarray:
     return (lo >= 0.7 * WHITE_LEVEL) & (hi - lo <= 45)
 
 
+def _box_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """IoU of two quads' upright bounding boxes."""
+    (ax0, ay0), (ax1, ay1) = a.min(axis=0), a.max(axis=0)
+    (bx0, by0), (bx1, by1) = b.min(axis=0), b.max(axis=0)
+    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+    union = (ax1 - ax0) * (ay1 - ay0) + (bx1 - bx0) * (by1 - by0) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
 def _border_share(patch: np.ndarray) -> float:
     """The share of a corner patch's outer band (its top and left FAN_BAND, where a card's
     border runs) that is white; the patch colour-normalised (`normalize_colour`)."""
@@ -661,10 +680,15 @@ class CardRecognizer:
         """The shipped models in `models/`, or overrides in <data dir>/models/ if present
         (only `folder`'s, if given; a path given overrides its file); photos: the still
         photos' detector (PHOTO_DETECTOR_FILE) where there is one, and boxes cut by the
-        image's edge read as whole cards (`complete_cut`) and fanned hands walked by their
-        corner indices (`fans`). The one place that ties them."""
+        image's edge read as whole cards (`complete_cut`), fanned hands walked by their
+        corner indices (`fans`) and, where no card is found, the photo read as one card
+        filling it (`whole_image`). The one place that ties them."""
         kwargs.setdefault("complete_cut", photos)
         kwargs.setdefault("fans", photos)
+        # a card held up to a webcam that fills the frame or is cut by it is what the
+        # detector most often gave no box in the held-out webcam photos (issue 13); read
+        # whole only at WHOLE_IMAGE_MIN, it made up no face on 420 frames without a card
+        kwargs.setdefault("whole_image", photos)
         kwargs.setdefault("card_search", not photos)
         # a folder of models made before the corner reader: the shipped one beside them
         corner_home = folder if folder is None or (Path(folder) / CORNER_FILE).is_file() else PACKAGE_MODELS
@@ -1111,15 +1135,38 @@ class CardRecognizer:
         ]
 
     def _whole_image(self, image: np.ndarray, t0: float, timings: dict[str, float]) -> list[CardDetection]:
-        """Nothing found: the image itself read as one card filling it, if the classifier is
-        sure of a face (a card back or an unsure reading gives nothing)."""
+        """Nothing found: the image read as one card filling it, or filling its height
+        (WHOLE_IMAGE_FILL, WHOLE_IMAGE_SHIFT), the surest face kept if the classifier is sure
+        of it (a card back or an unsure reading gives nothing) and it is not read as well
+        where the card is not (WHOLE_IMAGE_ELSEWHERE)."""
         h, w = image.shape[:2]
-        quad = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-        ((card, prob),), = self.classify_top(image, [quad], 1, timings)
+
+        def upright(fill: float, shift: float) -> np.ndarray:
+            length = fill * h
+            width = min(length * _CARD_ASPECT, w)
+            cx = min(max(w / 2 + shift * w, width / 2), w - width / 2)
+            x0, x1, y0, y1 = cx - width / 2, cx + width / 2, (h - length) / 2, (h + length) / 2
+            return np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+
+        quads = [np.float32([[0, 0], [w, 0], [w, h], [0, h]])]
+        quads += [upright(fill, shift) for fill in WHOLE_IMAGE_FILL for shift in WHOLE_IMAGE_SHIFT]
+        tried = len(quads)
+        if WHOLE_IMAGE_FILL:
+            quads += [upright(min(WHOLE_IMAGE_FILL), shift) for shift in (-0.5, 0.5)]  # the frame's two ends
+        read = [top[0] for top in self.classify_top(image, quads, 1, timings)]
         timings["total"] = (time.perf_counter() - t0) * 1e3
-        if prob < WHOLE_IMAGE_MIN or card == "back":
+        faces = [k for k in range(tried) if read[k][0] != "back"]
+        if not faces:
             return []
-        return [CardDetection(card=card, confidence=prob, box=(0.0, 0.0, float(w), float(h)),
+        k = max(faces, key=lambda k: read[k][1])
+        (card, prob), quad = read[k], quads[k]
+        if prob < WHOLE_IMAGE_MIN:
+            return []
+        if any(read[j][0] == card and read[j][1] >= WHOLE_IMAGE_ELSEWHERE and _box_iou(quads[j], quad) < 0.3
+               for j in range(len(quads))):
+            return []  # the surface itself reads as that face: a plain red table as `red-3`
+        (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+        return [CardDetection(card=card, confidence=prob, box=(float(x0), float(y0), float(x1), float(y1)),
                               quad=tuple((float(x), float(y)) for x, y in quad),
                               detector_confidence=0.0)]
 
