@@ -19,6 +19,7 @@ overlap-real: the same with the cards of each shared real set (`--sets`), cut ou
 edge:   one card cut by the frame's edge, filling it, a thumb over it, overfilling it.
 held:   one card held up to a webcam before a room (`models.held`): each real set's cards
         and renders of each design, found and named.
+far:    one card far off in a phone's big photo (6-13% of its height), read in tiles.
 layout: a whole deck laid out apart (each real set, a worn printing of each design) on a
         dark table and on white paper, in a room's light and a warm bulb's: found, named.
 bad:    frames with no face (black, overexposed, a bare table, backs only): faces made up.
@@ -595,6 +596,36 @@ def _layout_decks(rec, decks, rng, out: dict) -> None:
                                                  "extra": extra, "misses": dict(misses.most_common(8))}
 
 
+def eval_far(rec, sets: list[str], seed: int = 838383, heights=(0.06, 0.09, 0.13)) -> dict:
+    """One card lying on a table, far off in a phone's 4032x3024 photo (each of `heights` of
+    the photo's height; at the detector's 320 px a 6% card is 19 px long), read as `uno-table
+    detect` reads a photo (in tiles): every other cut-out card of the named real sets and 27
+    renders of each design. found: a face reported; named: the surest reported is the card."""
+    rng = np.random.default_rng(seed)
+    sources = [(name, card, art) for name in sets for card, art in real_faces(name)[::2]]
+    for look in ("classic", "2010s", "2020s"):
+        sources += [(f"renders {look}", card, render_card(card, height=400, rng=rng, params=random_params(rng, look)))
+                    for card in ALL_FACES[::2]]
+    W, H = 4032, 3024
+    stats: dict = {}
+    tiles, rec.tiles = rec.tiles, True
+    try:
+        for frac in heights:
+            for src, card, art in tqdm(sources, desc=f"far {int(frac * 100)}%", unit="photo", leave=False):
+                img = cv2.resize(make_table(rng, H // 4, W // 4), (W, H)).astype(np.float32)
+                _paste(img, art, rng.uniform([0.2 * W, 0.2 * H], [0.8 * W, 0.8 * H]), rng.uniform(0, 360), frac * H)
+                img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+                dets = [d for d in rec.recognize(img) if d.card != "back" and d.confidence >= REPORTED]
+                st = stats.setdefault(f"{int(frac * 100)}%", {}).setdefault(src, [0, 0, 0])
+                st[0] += bool(dets)
+                st[1] += bool(dets) and max(dets, key=lambda d: d.confidence).card == card
+                st[2] += 1
+    finally:
+        rec.tiles = tiles
+    return {"far": {h: {src: {"found": f"{a}/{n}", "named": f"{b}/{n}"} for src, (a, b, n) in v.items()}
+                    for h, v in stats.items()}}
+
+
 def bad_frames(rng: np.random.Generator, size=(640, 480)) -> list[tuple[str, np.ndarray]]:
     """Frames with no face to read: black, dim noise, overexposed, a bare table, a table
     with card backs only, a white sheet."""
@@ -679,10 +710,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only", default="real,renders,map,speed",
-        help="comma list of: real, sets, renders, overlap, overlap-real, edge, held, layout, bad, map, speed",
+        help="comma list of: real, sets, renders, overlap, overlap-real, edge, held, layout, far, bad, map, speed",
     )
     ap.add_argument("--sets", default="all",
-                    help="shared real sets for `sets`, `overlap-real`, `edge`, `held` and `layout` (models.real_cards.SETS)")
+                    help="shared real sets for `sets`, `overlap-real`, `edge`, `held`, `layout` and `far` (models.real_cards.SETS)")
     ap.add_argument("--models", type=Path, default=None, help="folder with the two ONNX files")
     ap.add_argument("--real", type=Path, default=REAL_PHOTOS, help="real photos folder")
     ap.add_argument("--csv", type=Path, default=EVAL_DIR / "real_photos.csv")
@@ -701,7 +732,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="read without the corner reader (CardRecognizer(corner_path=None)): the figures before it")
     args = ap.parse_args(argv)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
-    bad = parts - {"real", "sets", "renders", "overlap", "overlap-real", "edge", "held", "layout", "bad", "map", "speed"}
+    bad = parts - {"real", "sets", "renders", "overlap", "overlap-real", "edge", "held", "layout", "far", "bad", "map", "speed"}
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked
@@ -750,6 +781,10 @@ def main(argv: list[str] | None = None) -> int:
             for name, f in decks.items():
                 print(f"laid out on {surface}, {name}: found {f['found']}, named {f['named']}, extra {f['extra']};"
                       f" misses {f['misses']}")
+    if "far" in parts:
+        figures.update(eval_far(rec, sets))
+        for h, srcs in figures["far"].items():
+            print(f"far off, {h} of the photo's height:", {s: f["named"] for s, f in srcs.items()})
     if "bad" in parts:
         figures.update(eval_bad(rec))
         print("bad input:", json.dumps(figures["bad_input"]))

@@ -2,6 +2,7 @@
 evaluate --only layout`): the card's white border meets the paper's white, and a photo of a
 whole deck is read in tiles as `uno-table detect` reads it."""
 
+import cv2
 import numpy as np
 import pytest
 
@@ -61,3 +62,31 @@ def test_a_real_deck_on_white_paper_under_a_warm_bulb_is_read_in_tiles():
     tiled = named(CardRecognizer.default(photos=True, tiles=True))
     whole = named(CardRecognizer.default(photos=True))
     assert tiled >= len(truth) - 1 and whole < tiled - 5, (tiled, whole, len(truth))
+
+
+def _far_card(face: str, seed: int) -> np.ndarray:
+    """`face` lying on a table in a phone's 4032x3024 photo, 6% of its height: at the
+    detector's 320 px about 19 px long."""
+    from models.evaluate import _paste
+    from models.scenes import make_table
+
+    rng = np.random.default_rng(seed)
+    img = cv2.resize(make_table(rng, 756, 1008), (4032, 3024)).astype(np.float32)
+    _paste(img, render_card(face, "2020s", 400, seed=seed), rng.uniform([900, 700], [3100, 2300]),
+           rng.uniform(0, 360), 0.06 * 3024)
+    return np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.slow
+def test_a_lone_card_far_off_in_a_big_photo_is_found_in_tiles(monkeypatch):
+    import vision.recognizer as recognizer
+    from vision.recognizer import CardRecognizer
+
+    rec = CardRecognizer.default(photos=True, tiles=True)
+    faces = ["red-7", "yellow-skip", "green-2", "blue-draw2", "wild"]
+    photos = [_far_card(face, seed) for seed, face in enumerate(faces)]
+    named = [[d.card for d in rec.recognize(img) if d.confidence >= 0.25] for img in photos]
+    assert named == [[f] for f in faces]
+    monkeypatch.setattr(recognizer, "FIND_TILES", ())  # read whole only, as before
+    before = [[d.card for d in rec.recognize(img) if d.confidence >= 0.25] for img in photos]
+    assert sum(b == [f] for b, f in zip(before, faces, strict=True)) < len(faces) - 1, before

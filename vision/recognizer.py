@@ -172,6 +172,16 @@ REFINE_BELOW = 72
 # `detect_tiled` reads a photo again in tiles when its cards are under this many pixels long
 # at the detector's input
 TILE_BELOW = 70
+# A photo in which nothing is found may hold one card too small at the detector's input: a
+# card lying on a table in a phone's 4032x3024 photo, 6% of its height, is 19 px there and
+# was found in half the photos (models/README.md, twenty-first session). `detect_tiled` then
+# reads it in tiles of a half, then a quarter, of its long side (overlapping by
+# FIND_TILES_OVERLAP of a tile), each at least FIND_TILES_ZOOM times the detector's input
+# size, the first to find a card kept. Smaller tiles (a 640x480 webcam frame's halves) made
+# a face up in a room (`green-1` 0.33; one of 68 frames with no card at 640x480).
+FIND_TILES = (2, 4)
+FIND_TILES_OVERLAP = 0.25
+FIND_TILES_ZOOM = 1.5
 
 
 class ModelFileMissingError(UnoTableError, FileNotFoundError):
@@ -762,7 +772,9 @@ class CardRecognizer:
         under a warm bulb is lost), so the photo is read again in overlapping tiles of about
         four card lengths, each card kept from a tile that holds it whole. A card is the
         size of the others: far smaller or larger boxes (a glyph, an oval, two cards) go.
-        About one detector run per tile: for photos, not for the live camera."""
+        Where nothing is found at all, the photo is read in tiles of FIND_TILES of its long
+        side (a lone card far off in a big photo). About one detector run per tile: for
+        photos, not for the live camera."""
         h, w = image.shape[:2]
         found = list(self.detect(image, timings))
         if found:
@@ -770,22 +782,15 @@ class CardRecognizer:
             shrink = self.imgsz / max(h, w)
             if size * shrink < TILE_BELOW and max(h, w) > 4.2 * size:
                 tile = int(min(max(h, w), 4 * size))
-                step = max(1, int(tile - 1.4 * size))
-                tiled = []
-                for y0 in range(0, max(1, h - tile + step), step):
-                    for x0 in range(0, max(1, w - tile + step), step):
-                        y0c, x0c = min(y0, max(0, h - tile)), min(x0, max(0, w - tile))
-                        sub = image[y0c:y0c + tile, x0c:x0c + tile]
-                        for q, s in self.detect(sub, {}):
-                            q = q + np.float32([x0c, y0c])
-                            # a card cut by the tile's edge is read whole from another tile
-                            lo, hi = q.min(axis=0), q.max(axis=0)
-                            cut = ((lo[0] < x0c + 2 and x0c > 0) or (lo[1] < y0c + 2 and y0c > 0)
-                                   or (hi[0] > x0c + sub.shape[1] - 2 and x0c + sub.shape[1] < w)
-                                   or (hi[1] > y0c + sub.shape[0] - 2 and y0c + sub.shape[0] < h))
-                            if not cut:
-                                tiled.append((q, s))
-                found = tiled + found  # tiles first: their boxes are tighter
+                found = self._tiles(image, tile, max(1, int(tile - 1.4 * size))) + found  # tiles first: tighter
+        else:
+            for parts in FIND_TILES:
+                tile = int(np.ceil(max(h, w) / parts))
+                if tile < FIND_TILES_ZOOM * self.imgsz:
+                    break  # a tile little larger than the detector's input sees no smaller card
+                found = self._tiles(image, tile, max(1, int(tile * (1 - FIND_TILES_OVERLAP))))
+                if found:
+                    break
         # one box per card: the first (tiles) / surest kept
         kept: list[tuple[np.ndarray, float]] = []
         for q, s in found:
@@ -795,6 +800,25 @@ class CardRecognizer:
             size = float(np.median([_long_side(q) for q, _ in kept]))
             kept = [(q, s) for q, s in kept if 0.6 * size < _long_side(q) < 1.6 * size]
         return kept
+
+    def _tiles(self, image: np.ndarray, tile: int, step: int) -> list[tuple[np.ndarray, float]]:
+        """The cards found in square tiles of `tile` pixels every `step`, in the image's
+        pixels; a card cut by a tile's edge is left to a tile that holds it whole."""
+        h, w = image.shape[:2]
+        out = []
+        for y0 in range(0, max(1, h - tile + step), step):
+            for x0 in range(0, max(1, w - tile + step), step):
+                y0c, x0c = min(y0, max(0, h - tile)), min(x0, max(0, w - tile))
+                sub = image[y0c:y0c + tile, x0c:x0c + tile]
+                for q, s in self.detect(sub, {}):
+                    q = q + np.float32([x0c, y0c])
+                    lo, hi = q.min(axis=0), q.max(axis=0)
+                    cut = ((lo[0] < x0c + 2 and x0c > 0) or (lo[1] < y0c + 2 and y0c > 0)
+                           or (hi[0] > x0c + sub.shape[1] - 2 and x0c + sub.shape[1] < w)
+                           or (hi[1] > y0c + sub.shape[0] - 2 and y0c + sub.shape[0] < h))
+                    if not cut:
+                        out.append((q, s))
+        return out
 
     def classify(self, image: np.ndarray, quads: list[np.ndarray]) -> list[tuple[str, float]]:
         """Name each quad's card: (identifier, probability), both 180-degree turns averaged."""

@@ -277,27 +277,25 @@ def _with_alpha(img: np.ndarray, w: int, h: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------ layouts
-def _table(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    base = np.float32([(60, 95, 140), (40, 70, 40), (55, 55, 60), (50, 60, 110), (110, 100, 90)][int(rng.integers(5))])
+def _shaded(base: np.ndarray, h: int, w: int, rng: np.random.Generator, grain: float, slope: float) -> np.ndarray:
+    """A surface of colour `base`, mottled by `grain` and lit unevenly across by `slope`."""
     noise = cv2.resize(rng.normal(0, 1, (h // 24 + 1, w // 24 + 1)).astype(np.float32), (w, h),
                        interpolation=cv2.INTER_CUBIC)
-    img = base * (1 + 0.08 * noise[..., None])
+    img = base * (1 + grain * noise[..., None])
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     gx, gy = rng.uniform(-1, 1, 2)
-    img *= (1.0 + 0.15 * ((xx / w - 0.5) * gx + (yy / h - 0.5) * gy))[..., None]
+    img *= (1.0 + slope * ((xx / w - 0.5) * gx + (yy / h - 0.5) * gy))[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _table(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    base = np.float32([(60, 95, 140), (40, 70, 40), (55, 55, 60), (50, 60, 110), (110, 100, 90)][int(rng.integers(5))])
+    return _shaded(base, h, w, rng, 0.08, 0.15)
 
 
 def _white_paper(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     """A sheet of white paper or a white table: the card's own white border meets it."""
-    base = np.float32(rng.uniform(200, 250) + rng.normal(0, 4, 3))
-    noise = cv2.resize(rng.normal(0, 1, (h // 24 + 1, w // 24 + 1)).astype(np.float32), (w, h),
-                       interpolation=cv2.INTER_CUBIC)
-    img = base * (1 + 0.02 * noise[..., None])
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    gx, gy = rng.uniform(-1, 1, 2)
-    img *= (1.0 + 0.12 * ((xx / w - 0.5) * gx + (yy / h - 0.5) * gy))[..., None]
-    return np.clip(img, 0, 255).astype(np.uint8)
+    return _shaded(np.float32(rng.uniform(200, 250) + rng.normal(0, 4, 3)), h, w, rng, 0.02, 0.12)
 
 
 SURFACES = {"dark": _table, "white": _white_paper}
