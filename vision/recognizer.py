@@ -697,7 +697,8 @@ class CardRecognizer:
         kwargs.setdefault("fans", photos)
         # a card held up to a webcam that fills the frame or is cut by it is what the
         # detector most often gave no box in the held-out webcam photos (issue 13); read
-        # whole only at WHOLE_IMAGE_MIN, it made up no face on 420 frames without a card
+        # whole only at WHOLE_IMAGE_MIN and not where the surface reads so too, it made up no
+        # face on 460 frames without a card (`tools/whole_image_probe.py`)
         kwargs.setdefault("whole_image", photos)
         kwargs.setdefault("card_search", not photos)
         # a folder of models made before the corner reader: the shipped one beside them
