@@ -33,6 +33,7 @@ import json
 import sys
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -46,6 +47,7 @@ from vision.render import ALL_FACES, random_params, render_card
 REAL_PHOTOS = shared_data() / "real-cards-mit"
 # what `uno-table detect` reports (vision.config.OnnxDetectorConfig.min_confidence's default)
 REPORTED = 0.25
+PARTS = ("real", "sets", "renders", "overlap", "overlap-real", "edge", "held", "layout", "far", "bad", "map", "speed")
 EVAL_DIR = Path(__file__).resolve().parent / "eval"
 
 
@@ -55,6 +57,21 @@ def _recognizer(models_dir: Path | None, photos: bool = True, **kwargs):
     from vision.recognizer import CardRecognizer
 
     return CardRecognizer.default(photos=photos, folder=models_dir, **kwargs)
+
+
+def _reported(rec, img) -> list:
+    """The faces `uno-table detect` reports in `img`: no backs, confidence at least REPORTED."""
+    return [d for d in rec.recognize(img) if d.card != "back" and d.confidence >= REPORTED]
+
+
+@contextmanager
+def _tiled(rec):
+    """`rec` reading photos in tiles, as `uno-table detect` does, for the block."""
+    tiles, rec.tiles = rec.tiles, True
+    try:
+        yield rec
+    finally:
+        rec.tiles = tiles
 
 
 def _main_card(dets):
@@ -422,7 +439,7 @@ def eval_table(rec, n: int = 40, seed: int = 545454, faces=None, desc: str = "ta
     readable = readable_hit = cards = cards_hit = good = dets_n = exact = 0
     for _ in tqdm(range(n), desc=desc, unit="scene", leave=False):
         img, picked, visible, shown = table_scene(rng, faces=faces)
-        reported = [d.card for d in rec.recognize(img) if d.card != "back" and d.confidence >= REPORTED]
+        reported = [d.card for d in _reported(rec, img)]
         named = set(reported)
         dets_n += len(reported)
         good += len(named & set(picked))
@@ -514,6 +531,16 @@ def eval_edge(rec, sets: list[str], seed: int = 616161, renders: int = 54) -> di
                      for src, v in stats.items()}}
 
 
+def held_sources(rng: np.random.Generator, sets: list[str], renders: int = 54) -> list[tuple[str, str, np.ndarray]]:
+    """The cards `eval_held` holds up: (source, face, BGRA image) for every cut-out card of
+    the named real sets, then `renders` fresh renders of each design drawn from `rng`."""
+    sources = [(name, card, art) for name in sets for card, art in real_faces(name)]
+    for look in ("classic", "2010s", "2020s"):
+        sources += [(f"renders {look}", card, render_card(card, height=400, rng=rng, params=random_params(rng, look)))
+                    for card in ALL_FACES[:renders]]
+    return sources
+
+
 def eval_held(rec, sets: list[str], seed: int = 818181, renders: int = 54) -> dict:
     """One card held up to a webcam before a room (`models.held.held_scene`): every cut-out
     card of the named real sets, and `renders` fresh renders of each design: found (any card
@@ -522,11 +549,7 @@ def eval_held(rec, sets: list[str], seed: int = 818181, renders: int = 54) -> di
     from models.held import held_scene
 
     rng = np.random.default_rng(seed)
-    sources = [(name, card, art) for name in sets for card, art in real_faces(name)]
-    for look in ("classic", "2010s", "2020s"):
-        for card in ALL_FACES[:renders]:
-            sources.append((f"renders {look}", card,
-                            render_card(card, height=400, rng=rng, params=random_params(rng, look))))
+    sources = held_sources(rng, sets, renders)
     stats: dict = {}
     for src, card, art in tqdm(sources, desc="held up", unit="card"):
         img, _ = held_scene(rng, art)
@@ -549,6 +572,8 @@ def eval_layout(rec, sets: list[str], seed: int = 828282) -> dict:
     truth (IoU >= 0.5); named: that card the right face; extra: reported cards on no truth card."""
     from dataclasses import replace
 
+    from vision.decks.looks import SURFACES
+
     rng = np.random.default_rng(seed)
     decks = [(name, real_faces(name)) for name in sets]
     for look in ("classic", "2010s", "2020s"):
@@ -559,41 +584,38 @@ def eval_layout(rec, sets: list[str], seed: int = 828282) -> dict:
             worn.append((card, render_card(card, height=400, rng=rng, params=p)))
         decks.append((f"worn renders {look}", worn))
     out: dict = {}
-    tiles, rec.tiles = rec.tiles, True
-    try:
-        _layout_decks(rec, decks, rng, out)
-    finally:
-        rec.tiles = tiles
+    with _tiled(rec):
+        for surface in SURFACES:
+            for name, cards in tqdm(decks, desc=f"layout on {surface}", unit="deck"):
+                out.setdefault(surface, {})[name] = _layout_deck(rec, cards, surface, rng)
     return {"layout": out}
 
 
-def _layout_decks(rec, decks, rng, out: dict) -> None:
-    from vision.decks.looks import SURFACES, layout_photos
+def _layout_deck(rec, cards, surface: str, rng) -> dict:
+    """One deck's layout photos on `surface` (`eval_layout`), scored."""
+    from vision.decks.looks import layout_photos
 
-    for surface in SURFACES:
-        for name, cards in tqdm(decks, desc=f"layout on {surface}", unit="deck"):
-            found = named = total = extra = 0
-            misses: Counter = Counter()
-            for cast in ("none", "warm"):
-                for img, truth in layout_photos(cards, photos=2, seed=int(rng.integers(1 << 31)), cast=cast,
-                                                surface=surface):
-                    dets = [d for d in rec.recognize(img) if d.card != "back" and d.confidence >= REPORTED]
-                    on_truth = set()
-                    for card, quad in truth:
-                        ious = [_iou(d.quad, quad) for d in dets]
-                        k = int(np.argmax(ious)) if ious else -1
-                        total += 1
-                        if k < 0 or ious[k] < 0.5:
-                            misses[f"{card} -> none"] += 1
-                            continue
-                        on_truth.add(k)
-                        found += 1
-                        named += dets[k].card == card
-                        if dets[k].card != card:
-                            misses[f"{card} -> {dets[k].card}"] += 1
-                    extra += len(dets) - len(on_truth)
-            out.setdefault(surface, {})[name] = {"found": f"{found}/{total}", "named": f"{named}/{total}",
-                                                 "extra": extra, "misses": dict(misses.most_common(8))}
+    found = named = total = extra = 0
+    misses: Counter = Counter()
+    for cast in ("none", "warm"):
+        for img, truth in layout_photos(cards, photos=2, seed=int(rng.integers(1 << 31)), cast=cast, surface=surface):
+            dets = _reported(rec, img)
+            on_truth = set()
+            for card, quad in truth:
+                ious = [_iou(d.quad, quad) for d in dets]
+                k = int(np.argmax(ious)) if ious else -1
+                total += 1
+                if k < 0 or ious[k] < 0.5:
+                    misses[f"{card} -> none"] += 1
+                    continue
+                on_truth.add(k)
+                found += 1
+                named += dets[k].card == card
+                if dets[k].card != card:
+                    misses[f"{card} -> {dets[k].card}"] += 1
+            extra += len(dets) - len(on_truth)
+    return {"found": f"{found}/{total}", "named": f"{named}/{total}", "extra": extra,
+            "misses": dict(misses.most_common(8))}
 
 
 def eval_far(rec, sets: list[str], seed: int = 838383, heights=(0.06, 0.09, 0.13)) -> dict:
@@ -608,20 +630,17 @@ def eval_far(rec, sets: list[str], seed: int = 838383, heights=(0.06, 0.09, 0.13
                     for card in ALL_FACES[::2]]
     W, H = 4032, 3024
     stats: dict = {}
-    tiles, rec.tiles = rec.tiles, True
-    try:
+    with _tiled(rec):
         for frac in heights:
             for src, card, art in tqdm(sources, desc=f"far {int(frac * 100)}%", unit="photo", leave=False):
                 img = cv2.resize(make_table(rng, H // 4, W // 4), (W, H)).astype(np.float32)
                 _paste(img, art, rng.uniform([0.2 * W, 0.2 * H], [0.8 * W, 0.8 * H]), rng.uniform(0, 360), frac * H)
                 img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
-                dets = [d for d in rec.recognize(img) if d.card != "back" and d.confidence >= REPORTED]
+                dets = _reported(rec, img)
                 st = stats.setdefault(f"{int(frac * 100)}%", {}).setdefault(src, [0, 0, 0])
                 st[0] += bool(dets)
                 st[1] += bool(dets) and max(dets, key=lambda d: d.confidence).card == card
                 st[2] += 1
-    finally:
-        rec.tiles = tiles
     return {"far": {h: {src: {"found": f"{a}/{n}", "named": f"{b}/{n}"} for src, (a, b, n) in v.items()}
                     for h, v in stats.items()}}
 
@@ -710,7 +729,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only", default="real,renders,map,speed",
-        help="comma list of: real, sets, renders, overlap, overlap-real, edge, held, layout, far, bad, map, speed",
+        help=f"comma list of: {', '.join(PARTS)}",
     )
     ap.add_argument("--sets", default="all",
                     help="shared real sets for `sets`, `overlap-real`, `edge`, `held`, `layout` and `far` (models.real_cards.SETS)")
@@ -732,7 +751,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="read without the corner reader (CardRecognizer(corner_path=None)): the figures before it")
     args = ap.parse_args(argv)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
-    bad = parts - {"real", "sets", "renders", "overlap", "overlap-real", "edge", "held", "layout", "far", "bad", "map", "speed"}
+    bad = parts - set(PARTS)
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked

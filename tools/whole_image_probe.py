@@ -20,7 +20,6 @@ import models.evaluate as ev
 import vision.recognizer as vr
 from models.held import held_scene, room
 from models.scenes import make_table
-from vision.render import ALL_FACES, random_params, render_card
 
 
 def main() -> None:
@@ -35,10 +34,7 @@ def main() -> None:
     rec = ev._recognizer(None, whole_image=True)
     rec.detect = lambda image, timings=None: []
     rng = np.random.default_rng(919191)
-    sources = [(n, c, a) for n in ("mit", "mit2", "classic") for c, a in ev.real_faces(n)]
-    for look in ("classic", "2010s", "2020s"):
-        sources += [(f"renders {look}", c, render_card(c, height=400, rng=rng, params=random_params(rng, look)))
-                    for c in ALL_FACES]
+    sources = ev.held_sources(rng, ["mit", "mit2", "classic"])
     held: dict[str, Counter] = {}
     for src, card, art in sources:
         img, _ = held_scene(rng, art)

@@ -483,15 +483,6 @@ def _white(patch: np.ndarray) -> np.ndarray:
     return (lo >= 0.7 * WHITE_LEVEL) & (hi - lo <= 45)
 
 
-def _box_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """IoU of two quads' upright bounding boxes."""
-    (ax0, ay0), (ax1, ay1) = a.min(axis=0), a.max(axis=0)
-    (bx0, by0), (bx1, by1) = b.min(axis=0), b.max(axis=0)
-    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
-    union = (ax1 - ax0) * (ay1 - ay0) + (bx1 - bx0) * (by1 - by0) - inter
-    return float(inter / union) if union > 0 else 0.0
-
-
 def _border_share(patch: np.ndarray) -> float:
     """The share of a corner patch's outer band (its top and left FAN_BAND, where a card's
     border runs) that is white; the patch colour-normalised (`normalize_colour`)."""
@@ -1187,7 +1178,7 @@ class CardRecognizer:
         (card, prob), quad = read[k], quads[k]
         if prob < WHOLE_IMAGE_MIN:
             return []
-        if any(read[j][0] == card and read[j][1] >= WHOLE_IMAGE_ELSEWHERE and _box_iou(quads[j], quad) < 0.3
+        if any(read[j][0] == card and read[j][1] >= WHOLE_IMAGE_ELSEWHERE and _rotated_overlap(cv2.minAreaRect(quads[j]), cv2.minAreaRect(quad))[0] < 0.3
                for j in range(len(quads))):
             return []  # the surface itself reads as that face: a plain red table as `red-3`
         (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
