@@ -45,14 +45,44 @@ _LIME = (36.0, 50.0)
 
 CLASSIC_ITALIC = 0.7  # share of classic printings in training drawn with italic digits
 
+# TrueType faces with lining digits that matplotlib (an ultralytics dependency, so in every
+# training install) ships: sans, mono, serif and typewriter, each upright, bold and leaning.
+# Computer Modern's math italic (old-style digits) and the symbol fonts are left out.
+TYPEFACES = (
+    "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf",
+    "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSansMono-Oblique.ttf", "DejaVuSansMono-BoldOblique.ttf",
+    "DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerif-BoldItalic.ttf",
+    "STIXGeneral.ttf", "STIXGeneralBol.ttf", "STIXGeneralItalic.ttf", "STIXGeneralBolIta.ttf",
+    "cmr10.ttf", "cmb10.ttf", "cmss10.ttf", "cmti10.ttf", "cmtt10.ttf",
+)
 
-def train_params(rng: np.random.Generator, look: str | None = None, wide: float = 0.6, fonts: float = 0.0):
+
+def typefaces() -> list[str]:
+    """The TYPEFACES files of this install's matplotlib (training only; nothing is downloaded).
+    Raises where matplotlib or one of the files is missing: a run asked for them."""
+    from pathlib import Path
+
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise RuntimeError("--typefaces needs matplotlib (pip install -e '.[train]')") from exc
+    folder = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    missing = [f for f in TYPEFACES if not (folder / f).is_file()]
+    if missing:
+        raise RuntimeError(f"{folder}: no {', '.join(missing)}: --typefaces needs matplotlib's own fonts")
+    return [str(folder / f) for f in TYPEFACES]
+
+
+def train_params(rng: np.random.Generator, look: str | None = None, wide: float = 0.6, fonts: float = 0.0,
+                 faces: float = 0.0):
     """A random printing for training: `random_params`, and with probability `wide` each
     colour's hue drawn over its whole HUE_RANGES (per colour, independently), saturation
     and brightness wider (faded cards); with probability `fonts` its digits set in one of
     OpenCV's vector fonts (`vision.render.DIGIT_FONTS`) instead of our own strokes: the
     corner reader trained on our strokes and two real prints read the third print's corners
-    worst of all (models/README.md, twentieth session). 0 draws nothing more from `rng`."""
+    worst of all (models/README.md, twentieth session); with probability `faces` in one of
+    the bold, serif and italic TrueType `typefaces` instead (twenty-second session). 0 draws
+    nothing more from `rng`."""
     from dataclasses import replace
 
     from vision.render import BASE_BGR, COLOURS, DIGIT_FONTS, random_params
@@ -64,6 +94,9 @@ def train_params(rng: np.random.Generator, look: str | None = None, wide: float 
         p = replace(p, slant=float(rng.uniform(0.12, 0.3)))
     if fonts > 0 and rng.random() < fonts:
         p = replace(p, font=int(rng.integers(len(DIGIT_FONTS))))
+    if faces > 0 and rng.random() < faces:
+        files = typefaces()
+        p = replace(p, typeface=files[int(rng.integers(len(files)))])
     if rng.random() >= wide:
         return p
     own = []

@@ -95,10 +95,10 @@ def load_onnx_weights(net, path: Path, calibration: np.ndarray | None = None) ->
 
 def render_bank(
     seed: int, per_class: int, height: int = 192, progress: bool = True, wide: float = 0.0,
-    fonts: float = 0.0,
+    fonts: float = 0.0, faces: float = 0.0,
 ):
-    """Rendered printings of every class: list of (class index, BGRA art); `wide` and
-    `fonts`: `models.crops.train_params`'."""
+    """Rendered printings of every class: list of (class index, BGRA art); `wide`, `fonts`
+    and `faces`: `models.crops.train_params`'."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
@@ -106,7 +106,8 @@ def render_bank(
     jobs = [(ci, k) for k in range(per_class) for ci in range(len(CLASSES))]
     for ci, k in tqdm(jobs, desc="render bank", disable=not progress, mininterval=5):
         look = ("2010s", "2010s", "classic", "2020s", None)[k % 5]
-        p = train_params(rng, look, wide, fonts) if wide > 0 or fonts > 0 else random_params(rng, look)
+        p = train_params(rng, look, wide, fonts, faces) if wide > 0 or fonts > 0 or faces > 0 \
+            else random_params(rng, look)
         h = int(height * rng.uniform(0.85, 1.15))
         art = (
             render_back(h, rng=rng, params=p)

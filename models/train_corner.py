@@ -226,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-share", type=float, default=0.25)
     ap.add_argument("--fonts", type=float, default=0.0,
                     help="share of rendered printings whose digits are set in an OpenCV font (models.crops.train_params)")
+    ap.add_argument("--typefaces", type=float, default=0.0,
+                    help="share of rendered printings whose digits are set in a bold, serif or italic TrueType "
+                    "face (models.crops.TYPEFACES, matplotlib's own files)")
     ap.add_argument("--pool", type=int, default=40000,
                     help="training crops drawn once and trained on for every epoch (0: fresh crops each step)")
     ap.add_argument("--workers", type=int, default=2, help="processes drawing the pool")
@@ -260,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                 xs.append(normalize_colour(p, white))
                 ys.append(CORNER_CLASSES.index(rc.card))
         val_real[name] = (to_batch(xs), np.array(ys))
-    bank = render_bank(args.seed + 1, args.bank, wide=0.6, fonts=args.fonts)
+    bank = render_bank(args.seed + 1, args.bank, wide=0.6, fonts=args.fonts, faces=args.typefaces)
     covers = [art for _, art in bank[:: max(1, len(bank) // 300)]]
     vrng = np.random.default_rng(args.seed + 3)
     val = [s for ci, art in render_bank(args.seed + 2, args.val_per_class, progress=False, wide=0.6)

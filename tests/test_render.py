@@ -112,3 +112,38 @@ def test_a_printing_can_set_its_digits_in_an_opencv_font_and_only_its_digits():
     assert {train_params(np.random.default_rng(k), "2010s").font for k in range(20)} == {-1}
     a, b = train_params(np.random.default_rng(9), "classic"), train_params(np.random.default_rng(9), "classic", fonts=0.0)
     assert a == b
+
+
+def test_a_printing_can_set_its_digits_in_a_truetype_face_the_size_of_our_own():
+    from dataclasses import replace
+
+    from models.crops import TYPEFACES, train_params, typefaces
+    from vision.render import random_params
+
+    files = typefaces()
+    assert len(files) == len(TYPEFACES)
+    p = replace(random_params(np.random.default_rng(5), "2010s"), wear=0.0, gloss=0.0)
+    assert p.typeface == ""  # the table's and the evaluations' printings keep our own strokes
+
+    def art(card, typeface=""):
+        return render_card(card, height=300, rng=np.random.default_rng(2), params=replace(p, typeface=typeface))
+
+    def ink_rows(a):  # rows of the centre glyph: white ink with its black outline in the oval
+        h, w = a.shape[:2]
+        mid = a[int(h * 0.2): int(h * 0.8), int(w * 0.35): int(w * 0.65), :3].astype(int).sum(axis=2)
+        rows = np.nonzero((mid < 150).sum(axis=1) > 2)[0]
+        return rows.max() - rows.min()
+
+    own = art("blue-4")
+    bold, serif = art("blue-4", files[TYPEFACES.index("DejaVuSans-Bold.ttf")]), art("blue-4", files[TYPEFACES.index("cmr10.ttf")])
+    for face in (bold, serif):
+        assert np.abs(face.astype(int) - own.astype(int)).sum() > 0.01 * own.size  # its own 4
+        assert abs(ink_rows(face) - ink_rows(own)) < 0.15 * ink_rows(own)  # as tall as ours
+    assert np.abs(bold.astype(int) - serif.astype(int)).sum() > 0.01 * own.size
+    assert np.array_equal(art("red-skip"), art("red-skip", files[0]))  # no digit, no change
+    with pytest.raises(ValueError, match="no such TrueType file"):
+        RenderParams(typeface="/nowhere/face.ttf")
+    # training sets a face only when asked, and then draws from every one
+    drawn = {train_params(np.random.default_rng(k), "2010s", faces=1.0).typeface for k in range(150)}
+    assert drawn == set(files)
+    assert train_params(np.random.default_rng(9), "classic") == train_params(np.random.default_rng(9), "classic", faces=0.0)

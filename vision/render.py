@@ -16,7 +16,9 @@ Every random choice comes from one ``numpy.random.Generator``, so a seed fixes t
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -143,12 +145,18 @@ class RenderParams:
     # draw); else an index into DIGIT_FONTS, OpenCV's own vector fonts (training only: a print
     # nobody here has seen sets its digits in a face of its own, models/README.md)
     font: int = -1
+    # or a TrueType file the digits are set in (training only: `models.crops.typefaces`
+    # lists the bold and italic faces a pip install brings; the vector fonts above are thin
+    # strokes beside a printed UNO digit, models/README.md); empty: `font` decides
+    typeface: str = ""
 
     def __post_init__(self) -> None:
         if self.look not in LOOKS:
             raise ValueError(f"unknown look {self.look!r}: expected one of {', '.join(LOOKS)}")
         if not -1 <= self.font < len(DIGIT_FONTS):
             raise ValueError(f"font {self.font}: expected -1 (our strokes) or 0..{len(DIGIT_FONTS) - 1}")
+        if self.typeface and not os.path.isfile(self.typeface):
+            raise ValueError(f"typeface {self.typeface!r}: no such TrueType file")
 
 
 def random_params(rng: np.random.Generator, look: str | None = None) -> RenderParams:
@@ -244,10 +252,13 @@ def _rounded_rect(mask: np.ndarray, x0, y0, x1, y1, r, value=255) -> None:
         cv2.circle(mask, (cx, cy), r, value, -1, cv2.LINE_AA)
 
 
-def _draw_digit(mask: np.ndarray, digit: str, box, weight: float, font: int) -> None:
+def _draw_digit(mask: np.ndarray, digit: str, box, weight: float, font: int, typeface: str = "") -> None:
     """`digit` in the box, `weight` px thick: our own strokes (font -1), else OpenCV vector
     font DIGIT_FONTS[font] filling the box's height (its width as the face's own proportions
-    give it, centred in the box)."""
+    give it, centred in the box); a `typeface` (a TrueType file) before either."""
+    if typeface:
+        _draw_truetype(mask, digit, box, weight, typeface)
+        return
     if font < 0:
         _draw_strokes(mask, _DIGITS[digit], box, weight)
         return
@@ -261,8 +272,39 @@ def _draw_digit(mask: np.ndarray, digit: str, box, weight: float, font: int) -> 
     cv2.putText(mask, digit, org, face, scale, 255, t, cv2.LINE_AA)
 
 
+@lru_cache(maxsize=256)
+def _truetype_glyph(digit: str, typeface: str, px: int) -> np.ndarray:
+    """`digit` in the TrueType file `typeface`, about `px` high: its ink alone, uint8."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    face = ImageFont.truetype(typeface, px)
+    x0, y0, x1, y1 = face.getbbox(digit)
+    img = Image.new("L", (x1 - x0 + 2, y1 - y0 + 2), 0)
+    ImageDraw.Draw(img).text((1 - x0, 1 - y0), digit, fill=255, font=face)
+    return np.asarray(img)
+
+
+def _draw_truetype(mask: np.ndarray, digit: str, box, weight: float, typeface: str) -> None:
+    """`digit` set in `typeface` filling the box's height (its own width, centred), made
+    bolder where the stroke asked for is heavier than the face's own."""
+    x0, y0, bw, bh = box
+    h = max(4, int(round(bh - weight * 0.5)))
+    ink = _truetype_glyph(digit, typeface, max(8, h * 2))
+    w = max(2, int(round(ink.shape[1] * h / ink.shape[0])))
+    glyph = cv2.resize(ink, (w, h), interpolation=cv2.INTER_AREA)
+    # a face's stroke is about a tenth of its height (bold: a seventh); UNO's are heavier
+    grow = int(round(weight - h * 0.12)) // 2
+    if grow > 0:
+        glyph = cv2.dilate(glyph, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
+    left, top = int(round(x0 + (bw - w) / 2)), int(round(y0 + (bh - h) / 2))
+    H, W = mask.shape[:2]
+    ys, xs = slice(max(0, top), min(H, top + h)), slice(max(0, left), min(W, left + w))
+    part = glyph[ys.start - top: ys.stop - top, xs.start - left: xs.stop - left]
+    mask[ys, xs] = np.maximum(mask[ys, xs], part)
+
+
 def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, slant: float = 0.0,
-                  font: int = -1):
+                  font: int = -1, typeface: str = ""):
     """Masks (drawn in order, each gets outline + fill) for one glyph in a box.
 
     Returns a list of (mask, fill_key) where fill_key is 'fg' (the glyph colour) or a
@@ -274,12 +316,12 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, s
         if rank in ("+2", "+4"):
             # "+" then the digit, side by side, in the box
             _draw_strokes(m, _PLUS, (x0, y0 + bh * 0.2, bw * 0.42, bh * 0.6), weight * 0.8)
-            _draw_digit(m, rank[1], (x0 + bw * 0.42, y0, bw * 0.58, bh), weight, font)
+            _draw_digit(m, rank[1], (x0 + bw * 0.42, y0, bw * 0.58, bh), weight, font, typeface)
         elif rank in ("6", "9"):
-            _draw_digit(m, rank, (x0, y0 - bh * 0.06, bw, bh * 0.95), weight, font)
+            _draw_digit(m, rank, (x0, y0 - bh * 0.06, bw, bh * 0.95), weight, font, typeface)
             _draw_strokes(m, [[(0.14, 1.03), (0.86, 1.03)]], (x0, y0, bw, bh), weight * 0.6)
         else:
-            _draw_digit(m, rank, box, weight, font)
+            _draw_digit(m, rank, box, weight, font, typeface)
         if slant:
             shear = np.float32([[1, -slant, slant * (y0 + bh / 2)], [0, 1, 0]])
             m = cv2.warpAffine(m, shear, (canvas.w, canvas.h), flags=cv2.INTER_LINEAR)
@@ -552,7 +594,8 @@ def render_card(
         gh *= h * gs if rank not in ("skip", "reverse", "draw2", "draw4") else w * 1.55 * gs
         box = _glyph_box(rank, cx, cy, gh)
         weight = gh * (0.14 if rank in _DIGITS else 0.12) * p.stroke
-        layers = _glyph_layers(cv_, rank, box, weight, small=False, slant=p.slant, font=p.font)
+        layers = _glyph_layers(cv_, rank, box, weight, small=False, slant=p.slant, font=p.font,
+                              typeface=p.typeface)
         _composite_glyph(cv_, layers, fg, p, unit, style, cols)
 
     # corner indices: top-left upright, bottom-right turned 180 degrees
@@ -567,7 +610,8 @@ def render_card(
     corner.img[:] = 0
     cbox = _glyph_box(crank, ccx, ccy, ch)
     cweight = ch * 0.16 * p.stroke
-    clayers = _glyph_layers(cv_, crank, cbox, cweight, small=True, slant=p.slant, font=p.font)
+    clayers = _glyph_layers(cv_, crank, cbox, cweight, small=True, slant=p.slant, font=p.font,
+                           typeface=p.typeface)
     cstyle = "outline" if crank != "wildcircle" else "outline"
     cfg = paper
     for m, key in clayers:  # paint both corners: the 180-degree copy comes from flipping
