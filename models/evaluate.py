@@ -18,7 +18,7 @@ overlap-real: the same with the cards of each shared real set (`--sets`), cut ou
         photos at their outline: real card appearance under a real deck's other cards.
 edge:   one card cut by the frame's edge, filling it, a thumb over it, overfilling it.
 held:   one card held up to a webcam before a room (`models.held`): each real set's cards
-        and renders of each design, found and named.
+        and renders of each design, found and named; the same photos saved mirrored too.
 far:    one card far off in a phone's big photo (6-13% of its height), read in tiles.
 layout: a whole deck laid out apart (each real set, a worn printing of each design) on a
         dark table and on white paper, in a room's light and a warm bulb's: found, named.
@@ -545,23 +545,26 @@ def eval_held(rec, sets: list[str], seed: int = 818181, renders: int = 54) -> di
     """One card held up to a webcam before a room (`models.held.held_scene`): every cut-out
     card of the named real sets, and `renders` fresh renders of each design: found (any card
     reported) and named (the best-scored card is the right face), per set and per design,
-    with what the misses were read as."""
+    with what the misses were read as; `held_mirrored`: the same photos saved mirrored, as a
+    laptop's selfie view saves them (the draws are the plain part's)."""
     from models.held import held_scene
 
     rng = np.random.default_rng(seed)
     sources = held_sources(rng, sets, renders)
-    stats: dict = {}
+    stats: dict = {"held": {}, "held_mirrored": {}}
     for src, card, art in tqdm(sources, desc="held up", unit="card"):
         img, _ = held_scene(rng, art)
-        d = _main_card(rec.recognize(img))
-        st = stats.setdefault(src, {"found": 0, "named": 0, "total": 0, "misses": Counter()})
-        st["found"] += d is not None
-        st["named"] += d is not None and d.card == card
-        st["total"] += 1
-        if d is None or d.card != card:
-            st["misses"][f"{card} -> {d.card if d else 'none'}"] += 1
-    return {"held": {src: {"found": f"{v['found']}/{v['total']}", "named": f"{v['named']}/{v['total']}",
-                           "misses": dict(v["misses"].most_common(10))} for src, v in stats.items()}}
+        for part, photo in (("held", img), ("held_mirrored", np.ascontiguousarray(img[:, ::-1]))):
+            d = _main_card(rec.recognize(photo))
+            st = stats[part].setdefault(src, {"found": 0, "named": 0, "total": 0, "misses": Counter()})
+            st["found"] += d is not None
+            st["named"] += d is not None and d.card == card
+            st["total"] += 1
+            if d is None or d.card != card:
+                st["misses"][f"{card} -> {d.card if d else 'none'}"] += 1
+    return {part: {src: {"found": f"{v['found']}/{v['total']}", "named": f"{v['named']}/{v['total']}",
+                         "misses": dict(v["misses"].most_common(10))} for src, v in by_src.items()}
+            for part, by_src in stats.items()}
 
 
 def eval_layout(rec, sets: list[str], seed: int = 828282) -> dict:
@@ -747,6 +750,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-whole-image", action="store_true",
                     help="read without the whole-image fallback (CardRecognizer(whole_image=False)): the figures before it")
+    ap.add_argument("--no-mirror", action="store_true",
+                    help="never read a photo again mirrored (CardRecognizer(mirror=False)): the figures before it")
     ap.add_argument("--no-corners", action="store_true",
                     help="read without the corner reader (CardRecognizer(corner_path=None)): the figures before it")
     args = ap.parse_args(argv)
@@ -755,7 +760,8 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         ap.error(f"--only: unknown part(s) {', '.join(sorted(bad))}")
     # the photos' recognizer for every part but speed, which times the table's: load only what is asked
-    unread = ({"corner_path": None} if args.no_corners else {}) | ({"whole_image": False} if args.no_whole_image else {})
+    unread = ({"corner_path": None} if args.no_corners else {}) | ({"whole_image": False} if args.no_whole_image else {}) \
+        | ({"mirror": False} if args.no_mirror else {})
     from models.real_cards import parse_sets
 
     try:
@@ -792,8 +798,9 @@ def main(argv: list[str] | None = None) -> int:
         print("edge:", json.dumps(figures["edge"]))
     if "held" in parts:
         figures.update(eval_held(rec, sets))
-        for src, f in figures["held"].items():
-            print(f"held up, {src}: found {f['found']}, named {f['named']}; misses {f['misses']}")
+        for part, label in (("held", "held up"), ("held_mirrored", "held up, photo mirrored")):
+            for src, f in figures[part].items():
+                print(f"{label}, {src}: found {f['found']}, named {f['named']}; misses {f['misses']}")
     if "layout" in parts:
         figures.update(eval_layout(rec, sets))
         for surface, decks in figures["layout"].items():

@@ -105,3 +105,21 @@ def test_the_shipped_model_reads_real_photos(capsys):
         if g["cards"] and max(g["cards"], key=lambda c: c["confidence"])["card"] == r["card"]
     )
     assert right >= 9
+
+
+@pytest.mark.skipif(not (MODELS / "card_detector.onnx").is_file(), reason="shipped model not in models/ yet")
+def test_a_photo_saved_mirrored_is_read_and_says_so(tmp_path, capsys):
+    from models.held import held_scene
+    from vision.render import random_params, render_card
+
+    rng = np.random.default_rng(len("red-7"))
+    img, _ = held_scene(rng, render_card("red-7", height=400, rng=rng, params=random_params(rng, "2020s")))
+    selfie, plain = tmp_path / "selfie.png", tmp_path / "plain.png"
+    cv2.imwrite(str(selfie), np.ascontiguousarray(img[:, ::-1]))
+    cv2.imwrite(str(plain), img)
+    assert main(["detect", "--json", str(selfie), str(plain)]) == 0
+    got = [json.loads(x)["cards"] for x in capsys.readouterr().out.strip().splitlines()]
+    assert [c["card"] for c in got[0]] == ["red-7"] and got[0][0]["mirrored"] is True
+    assert [c["card"] for c in got[1]] == ["red-7"] and "mirrored" not in got[1][0]
+    assert main(["detect", str(selfie)]) == 0
+    assert "read mirrored" in capsys.readouterr().out

@@ -1,8 +1,9 @@
 """Overlaps, fans and table scenes on the tuning seeds (never the model card's), to choose
-between models: `python tools/overlap_tune.py MODELS_DIR|shipped OUT.json`. MODELS_DIR holds
+between models: `python tools/overlap_tune.py MODELS_DIR|shipped OUT.json [--no-mirror]`. MODELS_DIR holds
 the four ONNX files (links to the shipped ones beside the one tried). Rendered overlaps seed
 9393, fans 9394, table scenes 9395; the three shared sets' cut-outs seed 9292 (models/README.md,
-twentieth session)."""
+twentieth session). --no-mirror: a photo read unsurely is not read again mirrored (the figures
+before the twenty-second session)."""
 
 import json
 import sys
@@ -13,7 +14,7 @@ import models.evaluate as ev
 
 def main() -> None:
     folder = None if sys.argv[1] == "shipped" else Path(sys.argv[1])
-    rec = ev._recognizer(folder)
+    rec = ev._recognizer(folder, **({"mirror": False} if "--no-mirror" in sys.argv[3:] else {}))
     print("corner reader:", rec.corner_path, file=sys.stderr)
     out = {"renders": ev.eval_overlap(rec, seed=9393)["overlap"]}
     out["renders"]["fan"] = ev.eval_fan(rec, seed=9394)

@@ -129,7 +129,7 @@ def cmd_detect(args) -> int:
         if args.json:
             cards = [
                 {"card": d.card, "confidence": round(float(d.confidence), 4),
-                 "box": [round(float(v), 1) for v in d.box]}
+                 "box": [round(float(v), 1) for v in d.box]} | ({"mirrored": True} if d.mirrored else {})
                 for d in dets
             ]
             print(json.dumps({"image": name, "cards": cards}), flush=True)
@@ -138,7 +138,8 @@ def cmd_detect(args) -> int:
                 print(f"{name:<40} {'(no cards)':<16}")
             for d in dets:
                 box = ", ".join(f"{v:.0f}" for v in d.box)
-                print(f"{name:<40} {d.card:<16} {d.confidence:5.2f}  [{box}]")
+                seen = "  (read mirrored: a selfie view)" if d.mirrored else ""
+                print(f"{name:<40} {d.card:<16} {d.confidence:5.2f}  [{box}]{seen}")
         if args.save:
             out = args.save / (path.stem + ".annotated.jpg")
             try:

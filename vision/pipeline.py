@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -43,13 +43,13 @@ class FrameResult:
 def _scale_detection(d: CardDetection, sx: float, sy: float) -> CardDetection:
     box = (d.box[0] * sx, d.box[1] * sy, d.box[2] * sx, d.box[3] * sy)
     quad = None if d.quad is None else tuple((x * sx, y * sy) for x, y in d.quad)
-    return CardDetection(d.card, d.confidence, box, quad, d.detector_confidence, d.candidates)
+    return replace(d, box=box, quad=quad)
 
 
 def _offset_detection(d: CardDetection, dx: float, dy: float) -> CardDetection:
     box = (d.box[0] + dx, d.box[1] + dy, d.box[2] + dx, d.box[3] + dy)
     quad = None if d.quad is None else tuple((x + dx, y + dy) for x, y in d.quad)
-    return CardDetection(d.card, d.confidence, box, quad, d.detector_confidence, d.candidates)
+    return replace(d, box=box, quad=quad)
 
 
 def zone_crop(bounds: tuple[float, float, float, float], margin: float, width: int, height: int,

@@ -182,6 +182,30 @@ TILE_BELOW = 70
 FIND_TILES = (2, 4)
 FIND_TILES_OVERLAP = 0.25
 FIND_TILES_ZOOM = 1.5
+# A laptop's camera app and a video call show and often save the picture mirrored (a
+# selfie view): a card held up to it has its digits backwards, which the classifier never
+# saw; it reads them unsurely and often wrong (the model card's held-up photos mirrored: 159
+# of 367 named; models/README.md, twenty-second session). Where the faces found in a still
+# photo are all read under MIRROR_BELOW, the photo is read again mirrored, and that reading
+# kept if its surest face is MIRROR_MARGIN surer: a mirrored card's own reading is about
+# 0.97, a plain card's mirror image about 0.5.
+MIRROR_BELOW = 0.9
+MIRROR_MARGIN = 0.2
+
+
+def _surest_face(found: list[CardDetection]) -> float:
+    """The highest confidence of a face (not a back) among `found`; 0 where there is none."""
+    return max((d.confidence for d in found if d.card != "back"), default=0.0)
+
+
+def _unmirrored(d: CardDetection, w: int) -> CardDetection:
+    """`d`, found in an image mirrored left to right (`w` wide), placed in the image itself;
+    `mirrored` says the card was read so."""
+    from dataclasses import replace
+
+    x1, y1, x2, y2 = d.box
+    quad = None if d.quad is None else tuple((w - x, y) for x, y in reversed(d.quad))
+    return replace(d, box=(w - x2, y1, w - x1, y2), quad=quad, mirrored=True)
 
 
 class ModelFileMissingError(UnoTableError, FileNotFoundError):
@@ -584,7 +608,8 @@ class CardRecognizer:
     the corner reader); card_search: a box the second look leaves unsure read as the surest
     of the card-shaped boxes around it (`_card_search`; the table, not still photos);
     turn_search: a card-shaped box named half surely read again in its box turned
-    (`_turn_unsure`; None: as card_search)."""
+    (`_turn_unsure`; None: as card_search); mirror: a photo whose faces are all read
+    unsurely read again mirrored, as a selfie view saves it (MIRROR_BELOW)."""
 
     def __init__(
         self,
@@ -605,6 +630,7 @@ class CardRecognizer:
         fans: bool = False,
         card_search: bool = True,
         turn_search: bool | None = None,
+        mirror: bool = False,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -621,6 +647,7 @@ class CardRecognizer:
         self.fans = fans
         self.card_search = card_search
         self.turn_search = card_search if turn_search is None else turn_search
+        self.mirror = mirror
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -683,7 +710,8 @@ class CardRecognizer:
         photos' detector (PHOTO_DETECTOR_FILE) where there is one, and boxes cut by the
         image's edge read as whole cards (`complete_cut`), fanned hands walked by their
         corner indices (`fans`) and, where no card is found, the photo read as one card
-        filling it (`whole_image`). The one place that ties them."""
+        filling it (`whole_image`), and one read unsurely read again mirrored (`mirror`).
+        The one place that ties them."""
         kwargs.setdefault("complete_cut", photos)
         kwargs.setdefault("fans", photos)
         # a card held up to a webcam that fills the frame or is cut by it is what the
@@ -692,6 +720,7 @@ class CardRecognizer:
         # face on 460 frames without a card (`tools/whole_image_probe.py`)
         kwargs.setdefault("whole_image", photos)
         kwargs.setdefault("card_search", not photos)
+        kwargs.setdefault("mirror", photos)
         # a folder of models made before the corner reader: the shipped one beside them
         corner_home = folder if folder is None or (Path(folder) / CORNER_FILE).is_file() else PACKAGE_MODELS
         kwargs.setdefault("corner_path", model_path(CORNER_FILE, folder=corner_home))
@@ -1229,6 +1258,24 @@ class CardRecognizer:
             raise ValueError(f"recognize() needs an HxWx3 BGR image, got shape {image.shape}")
         if image.dtype != np.uint8:
             raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
+        found, timings = self._recognize_once(image, own)
+        surest = _surest_face(found)
+        # nothing found is nothing mirrored either (the detector and the tiles see a card
+        # either way round): an empty photo is not read twice
+        if not self.mirror or not found or surest >= MIRROR_BELOW:
+            return found, timings
+        t0 = time.perf_counter()
+        w = image.shape[1]
+        back, _ = self._recognize_once(np.ascontiguousarray(image[:, ::-1]),
+                                       None if own is None else (w - own[2], own[1], w - own[0], own[3]))
+        if _surest_face(back) >= surest + MIRROR_MARGIN:
+            found = [_unmirrored(d, w) for d in back]
+        timings["mirror"] = (time.perf_counter() - t0) * 1e3
+        timings["total"] = timings.get("total", 0.0) + timings["mirror"]
+        return found, timings
+
+    def _recognize_once(self, image: np.ndarray, own) -> tuple[list[CardDetection], dict[str, float]]:
+        """`recognize_timed` as the image is, not mirrored."""
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         found = self.detect_tiled(image, timings) if self.tiles else self.detect(image, timings)

@@ -15,6 +15,8 @@ class CardDetection:
           (rotated cards), in order around the card.
     candidates: the classifier's best guesses, most likely first, as (card, probability)
           (up to three; empty when the backend gives only its answer).
+    mirrored: read from the image mirrored left to right (a still photo saved in a selfie
+          view, its digits backwards); box and quad are in the image as given.
     """
 
     card: str
@@ -23,6 +25,7 @@ class CardDetection:
     quad: tuple[tuple[float, float], ...] | None = None
     detector_confidence: float | None = None
     candidates: tuple[tuple[str, float], ...] = ()
+    mirrored: bool = False
 
     def to_json(self) -> dict:
         out = {
@@ -34,6 +37,8 @@ class CardDetection:
             out["quad"] = [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad]
         if self.candidates:
             out["candidates"] = [[c, round(float(p), 4)] for c, p in self.candidates]
+        if self.mirrored:
+            out["mirrored"] = True
         return out
 
 

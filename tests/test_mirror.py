@@ -1,0 +1,61 @@
+"""Still photos saved mirrored (a laptop camera's selfie view): a card held up to it shows its
+digits backwards, which the classifier never saw. Where every face is read unsurely the photo
+is read again mirrored (`CardRecognizer(mirror=True)`, on for photos, MIRROR_BELOW), and the
+card is named and boxed where it is in the photo as given."""
+
+import numpy as np
+import pytest
+
+from models.held import held_scene, room
+from vision.recognizer import MIRROR_BELOW, CardRecognizer
+from vision.render import random_params, render_card
+
+
+@pytest.fixture(scope="module")
+def photos():
+    return CardRecognizer.default(photos=True)
+
+
+@pytest.fixture(scope="module")
+def no_mirror():
+    return CardRecognizer.default(photos=True, mirror=False)
+
+
+def _held_up(face: str) -> tuple[np.ndarray, np.ndarray]:
+    """A 2020s card held up to a webcam before a room (`models.held`): the photo and its quad."""
+    rng = np.random.default_rng(len(face))
+    art = render_card(face, height=400, rng=rng, params=random_params(rng, "2020s"))
+    return held_scene(rng, art)
+
+
+def test_still_photos_try_the_mirror_and_the_table_does_not():
+    assert CardRecognizer.default(photos=True).mirror
+    assert not CardRecognizer.default().mirror  # a table camera looking down is never a selfie view
+
+
+@pytest.mark.parametrize("face", ["green-5", "yellow-2", "red-7", "red-reverse", "yellow-4"])
+def test_a_mirrored_photo_of_a_held_up_card_is_named_and_boxed_where_the_card_is(face, photos, no_mirror):
+    img, quad = _held_up(face)
+    mirrored = np.ascontiguousarray(img[:, ::-1])
+    before = no_mirror.recognize(mirrored)
+    assert not before or before[0].card != face or before[0].confidence < MIRROR_BELOW
+    (d,) = photos.recognize(mirrored)
+    assert d.card == face and d.mirrored and d.to_json()["mirrored"] is True
+    x0, x1 = img.shape[1] - quad[:, 0].max(), img.shape[1] - quad[:, 0].min()
+    assert abs(d.box[0] - x0) < 0.1 * (x1 - x0) and abs(d.box[2] - x1) < 0.1 * (x1 - x0)
+    assert min(x for x, _ in d.quad) == pytest.approx(d.box[0], abs=1)
+
+
+def test_a_photo_as_taken_is_not_read_mirrored(photos, no_mirror):
+    for face in ("green-5", "red-7", "blue-9"):
+        img, _ = _held_up(face)
+        plain = photos.recognize(img)
+        assert plain == no_mirror.recognize(img)
+        assert plain[0].card == face and not plain[0].mirrored and "mirrored" not in plain[0].to_json()
+
+
+def test_rooms_without_a_card_give_no_face_mirrored_or_not(photos):
+    rng = np.random.default_rng(31)
+    for _ in range(12):
+        img = np.clip(room(rng, 480, 640), 0, 255).astype(np.uint8)
+        assert not [d for d in photos.recognize(img) if d.card != "back" and d.confidence >= 0.25]
