@@ -501,26 +501,29 @@ def edge_variants(rng: np.random.Generator, card_bgr: np.ndarray, size=(640, 480
     return out
 
 
-def eval_edge(rec, sets: list[str], seed: int = 616161, renders: int = 54) -> dict:
-    """One card cut by the frame's edge or filling it (`edge_variants`), from the named real
-    sets' tight photos (mit, classic) and from `renders` fresh renders: found (any card
-    reported) and named (the best-scored card is the right face), per variant."""
+def edge_sources(rng: np.random.Generator, sets: list[str], renders: int = 54) -> list[tuple[str, str, np.ndarray]]:
+    """The cards `eval_edge` cuts: (source, face, BGR photo) for every tight photo of the named
+    real sets (mit, classic: only they can be cut like this), then `renders` fresh renders on
+    a table drawn from `rng`."""
     from models.real_cards import SETS, list_set
 
-    rng = np.random.default_rng(seed)
-    sources = []
-    for name in sets:
-        if name not in ("mit", "classic"):
-            continue  # only the tight photos can be cut like this
-        for rc in list_set(name):
-            sources.append((name, rc.card, cv2.imread(str(SETS[name] / rc.file))))
+    sources = [(name, rc.card, cv2.imread(str(SETS[name] / rc.file)))
+               for name in sets if name in ("mit", "classic") for rc in list_set(name)]
     for card in ALL_FACES[:renders]:
         art = render_card(card, height=400, rng=rng, params=random_params(rng))
         a = art[..., 3:4].astype(np.float32) / 255.0
         bg = make_table(rng, art.shape[0], art.shape[1]).astype(np.float32)
         sources.append(("renders", card, (art[..., :3] * a + bg * (1 - a)).astype(np.uint8)))
+    return sources
+
+
+def eval_edge(rec, sets: list[str], seed: int = 616161, renders: int = 54) -> dict:
+    """One card cut by the frame's edge or filling it (`edge_variants`), from the named real
+    sets' tight photos (mit, classic) and from `renders` fresh renders: found (any card
+    reported) and named (the best-scored card is the right face), per variant."""
+    rng = np.random.default_rng(seed)
     stats: dict = {}
-    for src, card, img in tqdm(sources, desc="edge", unit="card"):
+    for src, card, img in tqdm(edge_sources(rng, sets, renders), desc="edge", unit="card"):
         for kind, v in edge_variants(rng, img):
             d = _main_card(rec.recognize(v))
             st = stats.setdefault(src, {}).setdefault(kind, [0, 0, 0])

@@ -59,3 +59,13 @@ def test_rooms_without_a_card_give_no_face_mirrored_or_not(photos):
     for _ in range(12):
         img = np.clip(room(rng, 480, 640), 0, 255).astype(np.uint8)
         assert not [d for d in photos.recognize(img) if d.card != "back" and d.confidence >= 0.25]
+
+
+def test_a_photo_of_card_backs_only_gives_no_face_mirrored_or_not(photos):
+    from models.evaluate import bad_frames
+
+    rng = np.random.default_rng(717171)  # `models evaluate --only bad`'s draws: read mirrored, 4 faces
+    for _ in range(5):
+        backs = dict(bad_frames(rng))["backs_only"]
+        found = photos.recognize(backs)
+        assert found and all(d.card == "back" and not d.mirrored for d in found)
