@@ -1269,10 +1269,10 @@ class CardRecognizer:
             return found, timings
         t0 = time.perf_counter()
         w = image.shape[1]
-        back, _ = self._recognize_once(np.ascontiguousarray(image[:, ::-1]),
+        seen, _ = self._recognize_once(np.ascontiguousarray(image[:, ::-1]),
                                        None if own is None else (w - own[2], own[1], w - own[0], own[3]))
-        if _surest_face(back) >= surest + MIRROR_MARGIN:
-            found = [_unmirrored(d, w) for d in back]
+        if _surest_face(seen) >= surest + MIRROR_MARGIN:
+            found = [_unmirrored(d, w) for d in seen]
         timings["mirror"] = (time.perf_counter() - t0) * 1e3
         timings["total"] = timings.get("total", 0.0) + timings["mirror"]
         return found, timings
