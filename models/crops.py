@@ -8,6 +8,7 @@ so that training and run time cut cards the same way.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -57,9 +58,10 @@ TYPEFACES = (
 )
 
 
-def typefaces() -> list[str]:
-    """The TYPEFACES files of this install's matplotlib (training only; nothing is downloaded).
-    Raises where matplotlib or one of the files is missing: a run asked for them."""
+@lru_cache(maxsize=1)
+def typefaces() -> tuple[str, ...]:
+    """The TYPEFACES files of this install's matplotlib (training only; nothing is downloaded),
+    looked up once. Raises where matplotlib or one of the files is missing: a run asked for them."""
     from pathlib import Path
 
     try:
@@ -70,7 +72,7 @@ def typefaces() -> list[str]:
     missing = [f for f in TYPEFACES if not (folder / f).is_file()]
     if missing:
         raise RuntimeError(f"{folder}: no {', '.join(missing)}: --typefaces needs matplotlib's own fonts")
-    return [str(folder / f) for f in TYPEFACES]
+    return tuple(str(folder / f) for f in TYPEFACES)
 
 
 def train_params(rng: np.random.Generator, look: str | None = None, wide: float = 0.6, fonts: float = 0.0,

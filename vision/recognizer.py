@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -203,8 +204,6 @@ def _surest_face(found: list[CardDetection]) -> float:
 def _unmirrored(d: CardDetection, w: int) -> CardDetection:
     """`d`, found in an image mirrored left to right (`w` wide), placed in the image itself;
     `mirrored` says the card was read so."""
-    from dataclasses import replace
-
     x1, y1, x2, y2 = d.box
     quad = None if d.quad is None else tuple((w - x, y) for x, y in reversed(d.quad))
     return replace(d, box=(w - x2, y1, w - x1, y2), quad=quad, mirrored=True)
@@ -1261,11 +1260,13 @@ class CardRecognizer:
         if image.dtype != np.uint8:
             raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
         found, timings = self._recognize_once(image, own)
+        if not self.mirror:
+            return found, timings
         surest = _surest_face(found)
-        # only faces read unsurely are read again: nothing found is nothing mirrored either
-        # (the detector and the tiles see a card either way round), and card backs read
-        # mirrored gave faces (4 of 5 photos of backs, 0.33)
-        if not self.mirror or not any(d.card != "back" for d in found) or surest >= MIRROR_BELOW:
+        # only faces read unsurely are read again (surest 0: no face): nothing found is
+        # nothing mirrored either (the detector and the tiles see a card either way round),
+        # and card backs read mirrored gave faces (4 of 5 photos of backs, 0.33)
+        if surest == 0.0 or surest >= MIRROR_BELOW:
             return found, timings
         t0 = time.perf_counter()
         w = image.shape[1]
