@@ -634,6 +634,38 @@ def test_the_next_hand_laid_right_after_a_sweep_starts_on_a_bare_zone():
     assert _revealed(obs)[-1] == ["blue-4"]
 
 
+def test_a_face_read_on_the_bare_reveal_zone_beside_a_hand_is_no_card():
+    """The mat's empty green beside a revealed row was boxed and read `green-1` at 0.5 (the
+    bar a revealed card needs), and scored as a card in most revealed hands of rendered game
+    seed 4. Where the box looks as the zone did bare, it is the zone, not a card."""
+    s = Scene()
+    rx, ry = s.centre("reveal")
+    empty = reading("green-1", s.quad(rx + 70, ry, 0.0, w=50, h=50), conf=0.5)
+    s.run(s.tracker.cfg.reveal_frames + 2, dets=[])  # the zone seen bare
+    card = ("blue-4", rx - 20, ry, 0.0)
+    obs = s.run(3, hand=(rx - 20, ry), dets=[])
+    s.cards.append(card)
+    obs += s.run(8, dets=s.detections(visible=[card], extra=[empty]))
+    assert _revealed(obs) == [["blue-4"]]
+    # the same box over a card laid there is read as that card
+    s.cards.append(("green-1", rx + 70, ry, 0.0))
+    obs = s.run(3, hand=(rx + 70, ry), dets=[])
+    obs += s.run(8, dets=s.detections(visible=[card], extra=[empty]))
+    assert _revealed(obs)[-1] == ["blue-4", "green-1"]
+
+
+def test_on_the_mat_the_empty_discard_field_boxed_whole_is_no_play():
+    """At a game's start a candidate classifier read the empty printed discard field, boxed
+    whole, as `green-1` 0.51, and the table reported a play before anyone played."""
+    s = Scene()
+    s.tracker.zones.source = "mat"
+    cx, cy = s.centre("discard")
+    field = reading("green-1", [tuple(p) for p in s.zones["discard"].polygon], conf=0.51)
+    assert played(s.run(12, dets=[field])) == []
+    s.play(("red-7", cx, cy, 10))
+    assert played(s.run(10, dets=s.detections() + [field])) == [["red-7"]]
+
+
 def _frames_to_report(s: Scene, limit: int = 40) -> int | None:
     """Frames after the hand left until the play is reported (the detector reads every card)."""
     for k in range(1, limit + 1):

@@ -228,3 +228,23 @@ def test_a_game_under_a_candle_warm_bulb_sees_its_hands_draws_and_reveals():
     assert r["matched"] == r["plays"] == 16, r["mismatches"]
     assert r["draws_seen"] == r["draws_truth"]
     assert r["reveals_seen"] == r["reveals_truth"]
+
+
+def test_a_revealed_hand_counts_as_read_by_the_report_that_stood_when_it_was_swept():
+    from vision.evaluate import score_hands
+    from vision.observations import CardsRevealed, ObservedCard
+
+    def told(frame, *cards):
+        return CardsRevealed(tuple(ObservedCard(c, 0.9, (0, 0, 1, 1), (0.5, 0.5)) for c in cards), frame, frame / 20, 0.9)
+
+    truth = [(10, ("red-1",)), (20, ("blue-7", "red-1")), (30, ()),  # hand one, then swept
+             (40, ("green-2",)), (50, ("green-2", "wild"))]  # hand two, still there at the end
+    # hand one: misread at first, corrected before the sweep; hand two: its wild never read
+    reports = [told(12, "red-1"), told(22, "blue-1", "red-1"), told(25, "blue-7", "red-1"),
+               told(31), told(42, "green-2")]
+    got = score_hands(truth, reports, end_frame=60)
+    assert got["reveal_hands"] == 2 and got["reveal_hands_right"] == 1
+    assert got["reveal_hand_misses"] == [{"frame": 61, "truth": ["green-2", "wild"], "read": ["green-2"]}]
+    # a correction reported only after the sweep does not count for the hand
+    late = [told(12, "red-1"), told(22, "blue-1", "red-1"), told(31, "blue-7", "red-1")]
+    assert score_hands(truth[:3], late, end_frame=60)["reveal_hands_right"] == 0

@@ -5,8 +5,10 @@ face, hands touching the pile, draws, reveals) goes through the real pipeline: c
 from the mat, the configured detector, the tracker. Each truth play owns the observations
 decided between its card coming to rest and the next play's; it matches when it got exactly
 one discard observation with the same cards. Reported: the share of plays matched, the
-duplicates (a second observation of the same play), spurious and missed plays, and the
-latency from card-at-rest to observation.
+duplicates (a second observation of the same play), spurious and missed plays, the
+latency from card-at-rest to observation, and the hands revealed (`reveal_hands_right` of
+`reveal_hands`: each hand as it lay when the zone was swept against the report standing then,
+what a round's score is counted from).
 
     python -m vision.evaluate --plays 200 --detector sim-truth
     python -m vision.evaluate --plays 200 --detector onnx --json
@@ -53,7 +55,7 @@ def run_game(
             use_mat=False, polygons=ZonePolygons(**table.zone_polygons_px())))
     pipe = VisionPipeline(config)
     truth_plays: list[tuple[int, tuple[str, ...]]] = []  # (frame, cards)
-    reveal_truth: list[tuple[int, tuple[str, ...]]] = []
+    reveal_truth: list[tuple[int, tuple[str, ...]]] = []  # (frame, cards shown); () a clear
     observed: list[CardsPlayed] = []
     reveals = []
     draws_truth = draws_seen = 0
@@ -116,7 +118,7 @@ def run_game(
         "draws_seen": draws_seen,
         "reveals_truth": len(reveal_truth),
         "reveals_seen": len(reveals),
-    }
+    } | score_hands(reveal_truth, reveals, n)
 
 
 def _touches(quads, occluders, shape) -> bool:
@@ -202,6 +204,27 @@ def score(truth_plays, observed: list[CardsPlayed], fps: float, uncovered: dict[
         "latency_ms_max": _pct(free_latencies, 1.0),
         "mismatches": mismatches[:20],
     }
+
+
+def score_hands(reveal_truth: list[tuple[int, tuple[str, ...]]], reveals: list, end_frame: int) -> dict:
+    """The hands laid whole in the reveal zone (what a round's score is counted from): each
+    truth hand as it lay before the zone was cleared (or the game ended) against the last
+    reveal reported before then. `reveals_seen` counts every report, corrections included;
+    this says whether the hand that stayed was read right."""
+    hands = []  # (the frame the hand was swept or the game ended, its cards)
+    for k, (_, cards) in enumerate(reveal_truth):
+        following = reveal_truth[k + 1] if k + 1 < len(reveal_truth) else None
+        if cards and (following is None or not following[1]):
+            hands.append((following[0] if following else end_frame + 1, cards))
+    right, misses = 0, []
+    for end, cards in hands:
+        last = [o for o in reveals if o.frame < end]
+        read = tuple(sorted(c.card for c in last[-1].cards)) if last else ()
+        if Counter(read) == Counter(cards):
+            right += 1
+        else:
+            misses.append({"frame": end, "truth": sorted(cards), "read": list(read)})
+    return {"reveal_hands": len(hands), "reveal_hands_right": right, "reveal_hand_misses": misses[:20]}
 
 
 def evaluate_photos(folder: Path, detector_cfg) -> dict:

@@ -555,6 +555,13 @@ _UNDER = 0.25
 # in this many clear frames in a row, it was taken away (the zone swept).
 _STILL = 0.2
 _GONE = 2
+# A reading whose box still looks as the bare zone did is the zone's own print, not a card:
+# the mat's empty green beside a revealed row was boxed and read `green-1` at 0.5 and scored
+# as a card in 13 of 22 revealed hands (rendered game seed 4). Every card laid changed at
+# least 0.57 of its box from the bare zone there, the empty zone at most 0.13.
+_BARE_CHANGED = 0.35
+# Share of a zone's printed field on the mat a box must cover to be the field itself.
+FIELD_SHARE = 0.6
 
 
 @dataclass
@@ -598,7 +605,9 @@ class RevealTracker:
     (as the zone did before anything was laid) in two clear frames in a row, or in the last
     clear frame before a hand came, was taken away (the zone swept), so the next hand laid
     there starts on a bare zone however soon it comes. Readings while a hand is over the
-    zone count as readings of cards laid before that they lie inside, never as new cards. The set of cards laid is reported when it holds
+    zone count as readings of cards laid before that they lie inside, never as new cards. A
+    reading whose box still looks as the bare zone did is the zone's own print, never a card
+    (`_BARE_CHANGED`). The set of cards laid is reported when it holds
     for `reveal_frames` clear frames and differs from the last report."""
 
     def __init__(self, config: TrackerConfig):
@@ -713,11 +722,21 @@ class RevealTracker:
                 rest.append(r)
         self.under_hand = rest
 
+    def _on_bare(self, d: CardDetection, features: FrameFeatures | None) -> bool:
+        """The reading's box looks as the zone did bare (under _BARE_CHANGED of it changed)."""
+        if features is None or self.bare is None or self.bare.shape != features.grey.shape:
+            return False
+        q = _quad_of(d)
+        (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
+        crop = _crop(features.grey, (x0, y0, x1, y1), features.scale)
+        return crop is not None and changed_share(features.grey[crop], self.bare[crop]) < _BARE_CHANGED
+
     def update(
         self, number: int, timestamp: float, dets: list[CardDetection], covered: bool,
         features: FrameFeatures | None = None,
     ):
-        faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)]
+        faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)
+                 and not self._on_bare(d, features)]
         if covered:
             if self.history:  # a hand comes: a card whose place was bare just before is gone
                 self.laid = [c for c in self.laid if c.absent == 0]
@@ -792,6 +811,16 @@ class TableTracker:
             for name, z in zones.zones.items()
         }
 
+    def _is_printed_field(self, d: CardDetection, zone: str) -> bool:
+        """On the mat, a box as large as most of its zone is the zone's printed field, not a
+        card: a card is a fifth of the discard field and two fifths of the draw field
+        (FIELD_SHARE). The empty discard field at a game's start was boxed whole and read
+        `green-1` 0.51, and reported as a play (rendered game seed 3, a candidate classifier)."""
+        if self.zones.source != "mat":
+            return False  # a zone drawn by hand may be drawn tight around the pile
+        field = cv2.contourArea(self.zones[zone].polygon.reshape(-1, 1, 2).astype(np.float32))
+        return field > 0 and cv2.contourArea(_quad_of(d)) >= FIELD_SHARE * field
+
     def monitor(self, f: FrameFeatures) -> dict[str, ZoneActivity]:
         """Run the zone monitors on a frame (hands, motion). Done before detection, so a zone
         a hand covers is not read at all: its cards would be ignored anyway."""
@@ -811,7 +840,7 @@ class TableTracker:
             z = self.zones.zone_of((p.cx, p.cy))
             if z is None and discard is not None and discard.watches((p.cx, p.cy), f):
                 z = "discard"  # a fanned multi-play spills over the pile's printed edge
-            if z is not None:
+            if z is not None and not self._is_printed_field(d, z):
                 by_zone[z].append(d)
         act = activity if activity is not None else self.monitor(f)
         for name, a in act.items():
