@@ -206,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
                          "normalised by its own white (vision.crops.normalize_colour)")
     ap.add_argument("--wide-colours", type=float, default=0.6,
                     help="share of printings with each colour's hue drawn over its whole range")
+    ap.add_argument("--fonts", type=float, default=0.0,
+                    help="share of printings with digits in OpenCV's vector fonts (models.crops.train_params)")
+    ap.add_argument("--typefaces", type=float, default=0.0,
+                    help="share of printings with digits in TrueType faces (models.crops.TYPEFACES)")
     ap.add_argument("--cover-p", type=float, default=0.3, help="share of crops with a card over them")
     ap.add_argument("--cover-max", type=float, default=0.75, help="most of a card covered")
     ap.add_argument("--cut-p", type=float, default=0.15, help="share of crops cut by the frame")
@@ -244,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
             val_sets[name] = (to_input(xs, norm), np.array([CLASSES.index(rc.card) for rc, _ in cuts]),
                               [rc.file for rc, _ in cuts])
     bank_seed = args.seed + 1 if args.bank_seed is None else args.bank_seed
-    bank = render_bank(bank_seed, args.bank, wide=args.wide_colours)
+    bank = render_bank(bank_seed, args.bank, wide=args.wide_colours, fonts=args.fonts,
+                       faces=args.typefaces)
     covers = [art for _, art in bank[:: max(1, len(bank) // 300)]]
     val_bank = render_bank(args.seed + 2, args.val_per_class, progress=False,
                            wide=args.wide_colours)

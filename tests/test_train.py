@@ -97,6 +97,8 @@ def test_tiny_classifier_training_run(tmp_path):
             "--textures",
             "2",
             "--no-real",
+            "--typefaces",
+            "1.0",
             "--out",
             str(tmp_path / "cls"),
         ],
@@ -109,6 +111,8 @@ def test_tiny_classifier_training_run(tmp_path):
     assert (tmp_path / "cls/best.pt").is_file()
     summary = json.loads((tmp_path / "cls/summary.json").read_text())
     assert summary["epochs_run"] == 1 and summary["crops_seen"] == 32
+    # every printing's digits in a TrueType face, and the run says so
+    assert json.loads((tmp_path / "cls/train_args.json").read_text())["typefaces"] == 1.0
 
 
 @pytest.mark.slow

@@ -43,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     original = CardRecognizer.recognize_timed
     saved = 0
 
-    def spy(self, image):
+    def spy(self, image, *rest):
         nonlocal saved
-        out, timings = original(self, image)
+        out, timings = original(self, image, *rest)
         for d in out:
             if d.card in wanted and saved < args.most:
                 q = order_portrait(np.float32(d.quad))
