@@ -658,7 +658,7 @@ def test_on_the_mat_the_empty_discard_field_boxed_whole_is_no_play():
     """At a game's start a candidate classifier read the empty printed discard field, boxed
     whole, as `green-1` 0.51, and the table reported a play before anyone played."""
     s = Scene()
-    s.tracker.zones.source = "mat"
+    s.tracker.set_zones(ZoneLayout(s.zones.zones, source="mat"))
     cx, cy = s.centre("discard")
     field = reading("green-1", [tuple(p) for p in s.zones["discard"].polygon], conf=0.51)
     assert played(s.run(12, dets=[field])) == []

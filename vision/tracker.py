@@ -497,6 +497,14 @@ def _plausible_reveal(d: CardDetection, cfg: TrackerConfig) -> bool:
     return long_ > 0 and short / long_ >= 0.4
 
 
+def _quad_crop(features: FrameFeatures | None, quad: np.ndarray) -> tuple[slice, slice] | None:
+    """`_crop` of the box around `quad` in the frame's monitor-scale grey."""
+    if features is None:
+        return None
+    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    return _crop(features.grey, (x0, y0, x1, y1), features.scale)
+
+
 def _quad_of(d: CardDetection) -> np.ndarray:
     if d.quad is not None and len(d.quad) == 4:
         return np.asarray(d.quad, np.float32)
@@ -726,9 +734,7 @@ class RevealTracker:
         """The reading's box looks as the zone did bare (under _BARE_CHANGED of it changed)."""
         if features is None or self.bare is None or self.bare.shape != features.grey.shape:
             return False
-        q = _quad_of(d)
-        (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
-        crop = _crop(features.grey, (x0, y0, x1, y1), features.scale)
+        crop = _quad_crop(features, _quad_of(d))
         return crop is not None and changed_share(features.grey[crop], self.bare[crop]) < _BARE_CHANGED
 
     def update(
@@ -757,9 +763,7 @@ class RevealTracker:
         grey = features.grey if features is not None else None
         for j in reversed(range(len(self.laid))):
             laid = self.laid[j]
-            x0, y0 = laid.quad.min(axis=0)
-            x1, y1 = laid.quad.max(axis=0)
-            crop = _crop(grey, (x0, y0, x1, y1), features.scale) if features is not None else None
+            crop = _quad_crop(features, laid.quad)
             now = grey[crop] if crop is not None else None
             if j in seen or _covered_share(laid.quad, there) >= _UNDER:
                 laid.absent, laid.snapshot = 0, now
@@ -810,15 +814,19 @@ class TableTracker:
             name: ZoneMonitor(z, self.cfg, grow=0.3 if name == "discard" else 0.0)
             for name, z in zones.zones.items()
         }
+        # the printed fields' areas (`_is_printed_field`); a zone drawn by hand may be drawn
+        # tight around the pile, so only the mat's
+        self._fields = {
+            name: cv2.contourArea(z.polygon.reshape(-1, 1, 2).astype(np.float32))
+            for name, z in zones.zones.items()
+        } if zones.source == "mat" else {}
 
     def _is_printed_field(self, d: CardDetection, zone: str) -> bool:
         """On the mat, a box as large as most of its zone is the zone's printed field, not a
         card: a card is a fifth of the discard field and two fifths of the draw field
         (FIELD_SHARE). The empty discard field at a game's start was boxed whole and read
         `green-1` 0.51, and reported as a play (rendered game seed 3, a candidate classifier)."""
-        if self.zones.source != "mat":
-            return False  # a zone drawn by hand may be drawn tight around the pile
-        field = cv2.contourArea(self.zones[zone].polygon.reshape(-1, 1, 2).astype(np.float32))
+        field = self._fields.get(zone, 0.0)
         return field > 0 and cv2.contourArea(_quad_of(d)) >= FIELD_SHARE * field
 
     def monitor(self, f: FrameFeatures) -> dict[str, ZoneActivity]:
