@@ -316,7 +316,7 @@ def test_a_card_read_surely_keeps_its_reading_when_the_second_look_boxes_it_no_b
     (cx, cy), (w, h), a = cv2.minAreaRect(quad)
     square = cv2.boxPoints(((cx, cy), (max(w, h), max(w, h)), a)).astype(np.float32)
     # the turned image gives only a square box near it, read as another card
-    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0: [(square, [("red-0", 0.99)])])
+    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0, near=None: [(square, [("red-0", 0.99)])])
     (d,) = rec.recognize(img)
     assert d.card == "red-skip" and d.confidence >= 0.5
 
@@ -328,9 +328,9 @@ def test_the_second_look_tries_other_turns_until_the_card_is_named(monkeypatch):
     real = rec._second_look
     turns = []
 
-    def second_look(image, turn=45.0):
+    def second_look(image, turn=45.0, near=None):
         turns.append(turn)
-        return [] if turn == 45.0 else real(image, turn)  # the 45-degree look finds nothing
+        return [] if turn == 45.0 else real(image, turn, near)  # the 45-degree look finds nothing
 
     monkeypatch.setattr(rec, "_second_look", second_look)
     (d,) = rec.recognize(img)
@@ -556,7 +556,7 @@ def test_a_card_every_look_boxes_askew_is_named_from_card_shaped_boxes_around_it
     assert top[0][0] != card or top[0][1] < 0.5  # the detector's box alone does not name it
     (cx, cy), (w, h), a = cv2.minAreaRect(quad)
     square = cv2.boxPoints(((cx, cy), (max(w, h), max(w, h)), a + 30)).astype(np.float32)
-    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0: [(square, [("red-9", 0.45)])])
+    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0, near=None: [(square, [("red-9", 0.45)])])
     (d,) = rec.recognize(img)
     assert d.card == card and d.confidence >= 0.5
     # the card's own box, found around its centre
@@ -582,7 +582,7 @@ def test_a_card_half_under_one_read_surely_gets_no_second_look(monkeypatch):
     reads = rec.classify_top(img, [order_portrait(q) for q in (top, under, shown)], 1)
     assert reads[0][0][1] >= 0.9 and reads[1][0][1] < 0.5 and reads[2][0][1] < 0.5
     looks = []
-    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0: looks.append(turn) or [])
+    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0, near=None: looks.append(turn) or [])
     for boxes, second_looks in (([(top, 0.9), (under, 0.64)], 0), ([(top, 0.9), (shown, 0.64)], 3),
                                 ([(under, 0.64)], 3), ([(top, 0.6), (under, 0.64)], 3)):
         looks.clear()
@@ -603,7 +603,7 @@ def test_a_small_unsure_box_beside_a_whole_card_is_not_grown_into_a_card(monkeyp
         return real(image, timings) + [(corner, 0.7)]
 
     monkeypatch.setattr(rec, "detect", detect)
-    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0: [])
+    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0, near=None: [])
     tried = []
     real_more = rec._classify_more
 
@@ -698,3 +698,101 @@ def test_a_top_card_boxed_askew_and_named_half_surely_is_named_from_its_box_turn
     card_angle = 25.0
     (d,) = run(("green-1", 0.68), CardRecognizer.default(photos=True))
     assert d.card == "green-1"
+
+
+def _angle_stub(card_angle, tolerance, face="green-7", other=("green-1", 0.68), graded=False):
+    """A classifier stub that reads `face` surely in a box within `tolerance` degrees of the
+    card's own turn and `other` elsewhere (`graded`: `face` less surely the further off, 0.02
+    a degree, where that is surer than `other`); it counts the crops it is given."""
+
+    def off(q):
+        (_, _), (w, h), a = cv2.minAreaRect(np.float32(q))
+        d = ((a if w < h else a - 90.0) - card_angle) % 180.0
+        return min(d, 180.0 - d)
+
+    crops = []
+
+    def classify_top(image, quads, k=3, timings=None):
+        crops.extend(quads)
+        sure = [0.99 if off(q) <= tolerance else 0.99 - 0.02 * off(q) if graded else 0.0 for q in quads]
+        return [[(face, p), (other[0], 0.005)] if p > other[1] else [other, (face, 0.1)] for p in sure]
+
+    return classify_top, crops
+
+
+def test_the_turn_search_reads_its_turns_round_by_round(monkeypatch):
+    """An askew top card named surely 20 degrees round costs two turned crops, not six; one
+    only 10 or 30 degrees round reads surely, either way, is still named, from the second
+    round, which reads all four other turns (the stub reads the card less surely the further
+    off, and the box's face, `green-1`, 0.68, elsewhere)."""
+    from vision.crops import order_portrait
+
+    img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
+    box = order_portrait(cv2.boxPoints(((320.0, 240.0), (116.0, 180.0), 0.0)).astype(np.float32))
+    rec = CardRecognizer.default()
+    monkeypatch.setattr(rec, "detect", lambda image, timings=None: [(box.copy(), 0.92)])
+    for card_angle, turned in ((20.0, 2), (-20.0, 2), (10.0, 6), (-30.0, 6), (30.0, 6), (-10.0, 6)):
+        classify_top, crops = _angle_stub(card_angle, 4.0, graded=True)
+        monkeypatch.setattr(rec, "classify_top", classify_top)
+        (d,) = rec.recognize(img)
+        assert d.card == "green-7" and d.confidence >= 0.9, card_angle
+        assert len(crops) == 1 + turned, card_angle  # the box, then the turns read
+    classify_top, crops = _angle_stub(55.0, 4.0, graded=True)  # no turn tried lies near it
+    monkeypatch.setattr(rec, "classify_top", classify_top)
+    (d,) = rec.recognize(img)
+    assert d.card == "green-1" and d.confidence == pytest.approx(0.68) and len(crops) == 1 + 6
+
+
+def test_the_card_search_finds_a_card_between_its_coarse_angles(monkeypatch):
+    """A box the second look leaves unsure is searched every 30 degrees, then 15 either side
+    of the surest: a card lying at 45 degrees (between the coarse angles) is found, in 16
+    crops rather than 24."""
+    from vision.crops import order_portrait
+
+    img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
+    box = order_portrait(cv2.boxPoints(((320.0, 240.0), (150.0, 170.0), 0.0)).astype(np.float32))
+    rec = CardRecognizer.default()
+    monkeypatch.setattr(rec, "detect", lambda image, timings=None: [(box.copy(), 0.92)])
+    monkeypatch.setattr(rec, "_second_look", lambda image, turn=45.0, near=None: [])
+    classify_top, crops = _angle_stub(45.0, 4.0, face="red-6", other=("red-0", 0.3), graded=True)
+
+    def no_corners(image, quads, names, timings):
+        return names
+
+    monkeypatch.setattr(rec, "classify_top", classify_top)
+    monkeypatch.setattr(rec, "_read_corners", no_corners)
+    (d,) = rec.recognize(img)
+    assert d.card == "red-6" and d.confidence >= 0.9
+    (_, _), (w, h), a = cv2.minAreaRect(np.float32(d.quad))
+    assert abs(((a if w < h else a - 90.0) - 45.0 + 90.0) % 180.0 - 90.0) <= 4.0  # the card's own turn
+    searched = len(crops) - 1 - 4  # less the box and its split halves
+    assert searched == 16
+
+
+def test_the_second_look_reads_only_boxes_near_an_unsure_card(monkeypatch):
+    """The turned image's boxes far from every unsure card are not classified: on a busy pile
+    they were most of the second look's time, and their readings were never used."""
+    from vision.crops import order_portrait
+
+    rec = CardRecognizer.default()
+    img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
+    near_box = order_portrait(cv2.boxPoints(((200.0, 200.0), (60.0, 93.0), 10.0)))
+    far_box = order_portrait(cv2.boxPoints(((500.0, 300.0), (60.0, 93.0), 0.0)))
+    read = []
+
+    def classify_top(image, quads, k=3, timings=None):
+        read.extend(quads)
+        return [[("red-3", 0.95)] for _ in quads]
+
+    monkeypatch.setattr(rec, "classify_top", classify_top)
+    m = cv2.getRotationMatrix2D((320, 240), 45.0, 1.0)
+    side = int(np.ceil((640 + 480) / np.sqrt(2)))
+    m[0, 2] += side / 2 - 320
+    m[1, 2] += side / 2 - 240
+    turned = [cv2.transform(b[None], m)[0] for b in (near_box, far_box)]  # as the turned image shows them
+    monkeypatch.setattr(rec, "detect", lambda image, timings=None: [(q.copy(), 0.9) for q in turned])
+    everything = rec._second_look(img, 45.0)
+    assert len(everything) == 2 and len(read) == 2
+    read.clear()
+    (only,) = rec._second_look(img, 45.0, near=[(np.float32([202.0, 198.0]), 20.0)])
+    assert len(read) == 1 and np.allclose(only[0], near_box, atol=1.0)

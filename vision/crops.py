@@ -146,9 +146,14 @@ def white_reference(crop: np.ndarray) -> np.ndarray:
     and camera rendered it (a warm lamp: orange-ish; dim: grey). Coloured fields, even
     yellow, are more saturated than the white under the same light, so they fall out."""
     f = crop.reshape(-1, 3).astype(np.float32)
-    lum = f.mean(axis=1)
-    bright = f[lum >= _percentile(lum, 84)]
-    mx, mn = bright.max(axis=1), bright.min(axis=1)
+    # the channels summed column by column: the same values as f.mean(axis=1) and
+    # max/min(axis=1), which numpy reduces slowly over rows of three (0.2 ms a crop)
+    b, g, r = f[:, 0], f[:, 1], f[:, 2]
+    lum = (b + g + r) / np.float32(3.0)
+    keep = lum >= _percentile(lum, 84)
+    bright = f[keep]
+    b, g, r = b[keep], g[keep], r[keep]
+    mx, mn = np.maximum(np.maximum(b, g), r), np.minimum(np.minimum(b, g), r)
     chroma = (mx - mn) / (mx + 1.0)
     neutral = bright[chroma <= _percentile(chroma, 50)]
     return neutral.mean(axis=0) if len(neutral) else bright.mean(axis=0)

@@ -98,8 +98,16 @@ SQUARE_ASPECT = 0.72
 # frame. The table only, as the card search; only boxes as long as the card search's.
 # On still photos it named three covered real cards worse and helped only the rendered table
 # scenes (models/README.md, twentieth session): `turn_search` follows `card_search`.
+# The turns are read in rounds, the next only for boxes no turn yet read TURN_BELOW surely:
+# each turned crop costs about 1.5 ms on these 2 cores (its warp, its white, a classifier
+# pass), and 20 degrees is the traced askew card's turn (the warm print's `green-7`, 1.00), so
+# a box named there costs two crops, not six. The second round reads all four other turns,
+# not only those on the side whose 20-degree turn read surer: a card boxed right and read
+# 0.77, `blue-7`, reads `blue-1` 0.87 turned -20 degrees and 0.92 turned -10, and only 10
+# degrees the other way names it, 0.95 (`test_crops_read_side_by_side...`; models/README.md,
+# twenty-fourth session).
 TURN_BELOW = 0.9
-TURN_TRIES = (-30.0, -20.0, -10.0, 10.0, 20.0, 30.0)
+TURN_TRIES = ((-20.0, 20.0), (-30.0, -10.0, 10.0, 30.0))
 # A card the second look leaves unsure (no turn of the image gave a card-shaped box near it,
 # read surely) is most often the top card of a busy pile boxed tens of degrees off, every box
 # of it square (the warm print's `red-skip` read `red-0` at 0.52, models/README.md,
@@ -111,6 +119,8 @@ TURN_TRIES = (-30.0, -20.0, -10.0, 10.0, 20.0, 30.0)
 # The table only (`card_search`): in still photos an unsure box is most often a card in a fan
 # or half under another, and the search made cards up there (table scenes F1 0.952 -> 0.937,
 # the real sets' fans' precision 0.97 -> 0.93).
+# The angles are searched coarse to fine: every 2 * CARD_SEARCH_STEP degrees, then the steps
+# either side of the surest (16 crops, not 24, at about 1.7 ms a crop).
 CARD_SEARCH_SIZES = (0.95, 1.1)
 CARD_SEARCH_STEP = 15
 CARD_SEARCH_LONG = 0.8
@@ -1114,55 +1124,82 @@ class CardRecognizer:
 
     def _card_search(self, image, quads, names, unsure, timings):
         """The boxes the second look left unsure, each as the surest of the card-shaped boxes
-        around its centre (CARD_SEARCH_SIZES, CARD_SEARCH_STEP), when that one is read at
-        least SECOND_LOOK_BELOW and surer; only boxes about as long as the image's longest
-        (CARD_SEARCH_LONG)."""
+        around its centre (CARD_SEARCH_SIZES, CARD_SEARCH_STEP, coarse to fine), when that one
+        is read at least SECOND_LOOK_BELOW and surer; only boxes about as long as the image's
+        longest (CARD_SEARCH_LONG)."""
         from vision.crops import order_portrait
 
         longest = max(_long_side(q) for q in quads)
-        tries = []
+        boxes = {}  # box index: (centre, length)
         for i in unsure:
             centre, (w, h), _ = cv2.minAreaRect(np.asarray(quads[i], np.float32))
-            length = max(w, h)
-            if length < CARD_SEARCH_LONG * longest:
-                continue
-            tries.append((i, [
-                order_portrait(cv2.boxPoints((centre, (f * length * _CARD_ASPECT, f * length), float(a))))
-                for f in CARD_SEARCH_SIZES for a in range(0, 180, CARD_SEARCH_STEP)
-            ]))
-        if not tries:
+            if max(w, h) >= CARD_SEARCH_LONG * longest:
+                boxes[i] = (centre, max(w, h))
+        if not boxes:
             return quads, names
+
+        def shapes(i, angles):
+            centre, length = boxes[i]
+            return [
+                (a, order_portrait(cv2.boxPoints((centre, (f * length * _CARD_ASPECT, f * length), float(a)))))
+                for f in CARD_SEARCH_SIZES for a in angles
+            ]
+
+        coarse = {i: shapes(i, range(0, 180, 2 * CARD_SEARCH_STEP)) for i in boxes}
+        read = self._classify_more(image, [q for i in boxes for _, q in coarse[i]], timings)
+        best, k = {}, 0  # box index: (reading, shape, angle), the surest so far
+        for i in boxes:
+            j = max(range(len(coarse[i])), key=lambda j: read[k + j][0][1])
+            best[i] = (read[k + j], coarse[i][j][1], coarse[i][j][0])
+            k += len(coarse[i])
+        fine = {i: shapes(i, (best[i][2] - CARD_SEARCH_STEP, best[i][2] + CARD_SEARCH_STEP)) for i in boxes}
+        read = self._classify_more(image, [q for i in boxes for _, q in fine[i]], timings)
+        k = 0
+        for i in boxes:
+            for j, (a, q) in enumerate(fine[i]):
+                if read[k + j][0][1] > best[i][0][0][1]:
+                    best[i] = (read[k + j], q, a)
+            k += len(fine[i])
         quads, names = list(quads), list(names)
-        for i, (shape, top) in self._surest_shapes(image, tries, names, timings).items():
-            quads[i], names[i] = shape, top
+        for i, (top, shape, _) in best.items():
+            if top[0][1] >= SECOND_LOOK_BELOW and top[0][1] > names[i][0][1]:
+                quads[i], names[i] = shape, top
         return quads, names
 
     def _turn_unsure(self, image, quads, names, scores, timings):
         """Each card-shaped box named at least SECOND_LOOK_BELOW but less than TURN_BELOW
         surely, whole in the image and about as long as its longest box, named as its box
-        turned by TURN_TRIES reads surest, when that reading is at least TURN_BELOW."""
+        turned reads surest, when that reading is at least TURN_BELOW: the turns of
+        TURN_TRIES round by round, a box leaving once a round names it so."""
 
         longest = max((_long_side(q) for q in quads), default=0.0)
-        tries = []
-        for i, (q, top) in enumerate(zip(quads, names, strict=True)):
-            if not (SECOND_LOOK_BELOW <= top[0][1] < TURN_BELOW) or scores[i] < SECOND_LOOK_SCORE:
-                continue
-            if _too_square(q) or not _whole_in(image, q) or _long_side(q) < CARD_SEARCH_LONG * longest:
-                continue
-            tries.append((i, [_turned(q, a) for a in TURN_TRIES]))
-        if not tries:
-            return names
+        left = [
+            i for i, (q, top) in enumerate(zip(quads, names, strict=True))
+            if SECOND_LOOK_BELOW <= top[0][1] < TURN_BELOW and scores[i] >= SECOND_LOOK_SCORE
+            and not _too_square(q) and _whole_in(image, q) and _long_side(q) >= CARD_SEARCH_LONG * longest
+        ]
         names = list(names)
-        for i, (_, top) in self._surest_shapes(image, tries, names, timings).items():
+        best = {i: names[i] for i in left}  # each box's surest reading so far
+        for turns in TURN_TRIES:
+            if not left:
+                break
+            tries = [(i, [_turned(quads[i], a) for a in turns]) for i in left]
+            for i, (_, top) in self._surest_shapes(image, tries, best, timings).items():
+                best[i] = top
+            left = [i for i in left if best[i][0][1] < TURN_BELOW]
+        for i, top in best.items():
             if top[0][1] >= TURN_BELOW:
                 names[i] = top
         return names
 
-    def _second_look(self, image: np.ndarray, turn: float = 45.0) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
+    def _second_look(self, image: np.ndarray, turn: float = 45.0,
+                     near: list[tuple[np.ndarray, float]] | None = None) -> list[tuple[np.ndarray, list[tuple[str, float]]]]:
         """Cards read in the image turned by `turn` degrees, their corners in this image's
         pixels. The detector's angle is least sure on a card turned near 45 degrees (its box
         then cuts across the card and the crop reads as nothing); turned, the same card lies
-        near upright and is boxed tight."""
+        near upright and is boxed tight. `near`: (centre, distance) pairs in this image's
+        pixels; only the boxes whose centre lies that near one are read (the others would be
+        read for nothing: on a busy pile most of the classifier's time here)."""
         from vision.crops import order_portrait
 
         h, w = image.shape[:2]
@@ -1173,12 +1210,14 @@ class CardRecognizer:
         turned = cv2.warpAffine(image, m, (side, side), borderValue=(114, 114, 114))
         scratch: dict[str, float] = {}  # the second look's stage times are not the frame's
         found = self.detect(turned, scratch)
-        names = self.classify_top(turned, [order_portrait(q) for q, _ in found], timings=scratch)
         back = cv2.invertAffineTransform(m)
-        return [
-            (order_portrait(cv2.transform(q[None], back)[0]), name)
-            for (q, _), name in zip(found, names, strict=True)
+        mapped = [order_portrait(cv2.transform(q[None], back)[0]) for q, _ in found]
+        keep = [
+            k for k, q in enumerate(mapped)
+            if near is None or any(np.linalg.norm(q.mean(axis=0) - c) <= d for c, d in near)
         ]
+        names = self.classify_top(turned, [order_portrait(found[k][0]) for k in keep], timings=scratch)
+        return [(mapped[k], name) for k, name in zip(keep, names, strict=True)]
 
     def _whole_image(self, image: np.ndarray, t0: float, timings: dict[str, float]) -> list[CardDetection]:
         """Nothing found: the image read as one card filling it, or filling its height
@@ -1311,18 +1350,22 @@ class CardRecognizer:
             and not _under_a_card_read(i, quads, names, scores)
         ]
         for turn in SECOND_LOOK_TURNS if unsure else ():
-            again = self._second_look(image, turn)
+            # The same card: its centre within a quarter card of the first box's (a fanned
+            # neighbour lies about twice as far).
+            reach = {
+                i: (quads[i].mean(axis=0),
+                    max(np.linalg.norm(quads[i][0] - quads[i][1]), np.linalg.norm(quads[i][1] - quads[i][2])) / 4)
+                for i in unsure
+            }
+            again = self._second_look(image, turn, near=list(reach.values()))
             still = []
             for i in unsure:
-                # The same card: its centre within a quarter card of the first box's (a fanned
-                # neighbour lies about twice as far).
-                c = quads[i].mean(axis=0)
-                size = max(np.linalg.norm(quads[i][0] - quads[i][1]), np.linalg.norm(quads[i][1] - quads[i][2]))
+                c, quarter = reach[i]
                 # A box read surely is given up only for a card-shaped one.
                 shaped = names[i][0][1] >= SECOND_LOOK_BELOW
                 near = [
                     (q, name) for q, name in again
-                    if np.linalg.norm(q.mean(axis=0) - c) <= size / 4 and name[0][1] >= SECOND_LOOK_BELOW
+                    if np.linalg.norm(q.mean(axis=0) - c) <= quarter and name[0][1] >= SECOND_LOOK_BELOW
                     and not (shaped and _too_square(q))
                 ]
                 if near:
