@@ -55,11 +55,18 @@ def test_watch_a_missing_video_is_a_clear_error(monkeypatch, tmp_path, capsys):
 
 
 def test_bench_prints_per_stage_figures(capsys):
-    assert main(["bench", "--json", "--detector", "sim-truth", "--frames", "3"]) == 0
+    assert main(["bench", "--json", "--detector", "sim-truth", "--frames", "3", "--busy-seeds", "2"]) == 0
     r = json.loads(capsys.readouterr().out)
     assert r["frame"] == "1280x720" and r["frames"] == 3
     assert set(r["ms"]) >= {"decode", "detect", "classify", "track"}
     assert r["fps"] > 0 and r["peak_rss_mb"] > 10 and r["cards_in_frame"] >= 6
+    # the busy frame dealt with other seeds: one figure each, their mean and the slowest
+    busy = r["busy_seeds"]
+    assert set(busy["ms_mean_per_seed"]) == {"1", "2"} and busy["slowest_seed"] in (1, 2)
+    assert busy["end_to_end_ms_mean"] == pytest.approx(sum(busy["ms_mean_per_seed"].values()) / 2, abs=0.01)
+    assert busy["slowest_seed_ms_mean"] == max(busy["ms_mean_per_seed"].values())
+    assert main(["bench", "--json", "--detector", "sim-truth", "--frames", "2", "--busy-seeds", "0"]) == 0
+    assert "busy_seeds" not in json.loads(capsys.readouterr().out)
 
 
 def test_bench_times_a_deck_on_its_own_cards(capsys):
@@ -68,7 +75,7 @@ def test_bench_times_a_deck_on_its_own_cards(capsys):
     from vision.bench import table_frame
     from vision.decks.looks import DeckLook
 
-    assert main(["bench", "--json", "--detector", "sim-truth", "--frames", "2", "--deck-look", "2010s~-12+wear@warm"]) == 0
+    assert main(["bench", "--json", "--detector", "sim-truth", "--frames", "2", "--busy-seeds", "1", "--deck-look", "2010s~-12+wear@warm"]) == 0
     r = json.loads(capsys.readouterr().out)
     assert r["deck_look"] == str(DeckLook.parse("2010s~-12+wear@warm", seed=1)) and r["cards_in_frame"] >= 6
     plain, truth = table_frame()

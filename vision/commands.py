@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--frames", type=int, default=60, help="frames of the busy table frame to time (default 60)")
     p.add_argument("--game-frames", type=int, default=400,
                    help="frames of a rendered game to time at default settings (default 400; 0: skip)")
+    p.add_argument("--busy-seeds", type=int, default=12, metavar="N",
+                   help="also time the busy frame dealt with seeds 1..N, a few frames each: one frame's cost hangs "
+                        "on how surely its few cards happen to be read (default 12; 0: skip)")
     p.add_argument("--no-replay", action="store_true",
                    help="time without instant replay (by default its frames are kept, as `run` keeps them)")
     p.add_argument("--deck-look", metavar="LOOK",
@@ -245,7 +248,8 @@ def cmd_bench(args) -> int:
             print(f"error: --deck-look: {exc}", file=sys.stderr)
             return 2
     result = run_bench(_detector_config(args), frames=args.frames, game_frames_n=args.game_frames,
-                       replay=not args.no_replay, look=look)  # fmt: skip
+                       replay=not args.no_replay, look=look,
+                       busy_seeds=list(range(1, args.busy_seeds + 1)))  # fmt: skip
     if args.json:
         print(json.dumps(result))
     else:
