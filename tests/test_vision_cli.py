@@ -67,6 +67,8 @@ def test_bench_prints_per_stage_figures(capsys):
     assert busy["slowest_seed_ms_mean"] == max(busy["ms_mean_per_seed"].values())
     assert main(["bench", "--json", "--detector", "sim-truth", "--frames", "2", "--busy-seeds", "0"]) == 0
     assert "busy_seeds" not in json.loads(capsys.readouterr().out)
+    assert main(["bench", "--detector", "sim-truth", "--busy-seeds", "-2"]) == 2
+    assert "--busy-seeds" in capsys.readouterr().err
 
 
 def test_bench_times_a_deck_on_its_own_cards(capsys):

@@ -247,6 +247,9 @@ def cmd_bench(args) -> int:
         except ValueError as exc:
             print(f"error: --deck-look: {exc}", file=sys.stderr)
             return 2
+    if args.busy_seeds < 0:
+        print(f"error: --busy-seeds: {args.busy_seeds} is below 0 (0 skips the busy seeds)", file=sys.stderr)
+        return 2
     result = run_bench(_detector_config(args), frames=args.frames, game_frames_n=args.game_frames,
                        replay=not args.no_replay, look=look,
                        busy_seeds=list(range(1, args.busy_seeds + 1)))  # fmt: skip
