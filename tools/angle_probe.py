@@ -29,13 +29,13 @@ SEED = 2424
 def on_table(face: np.ndarray, turn: float, long_side: float, side: int = 360) -> np.ndarray:
     """A rendered card (BGRA) pasted at the centre of a dark green table, turned `turn`
     degrees, `long_side` pixels long."""
+    from vision.decks.looks import paste
+
     img = np.full((side, side, 3), (60, 90, 50), np.uint8)
     h, w = face.shape[:2]
-    quad = cv2.boxPoints(((side / 2, side / 2), (long_side * w / h, long_side), turn)).astype(np.float32)
-    src = np.array([[0, h], [0, 0], [w, 0], [w, h]], np.float32)  # boxPoints' corner order
-    patch = cv2.warpPerspective(face, cv2.getPerspectiveTransform(src, quad), (side, side), flags=cv2.INTER_AREA)
-    alpha = patch[:, :, 3:4].astype(np.float32) / 255.0
-    return (img * (1 - alpha) + patch[:, :, :3] * alpha).astype(np.uint8)
+    corners = cv2.boxPoints(((side / 2, side / 2), (long_side * w / h, long_side), turn))
+    paste(img, face, corners[[1, 2, 3, 0]].astype(np.float32))  # boxPoints starts bottom-left
+    return img
 
 
 def faces(seed: int = SEED) -> list[tuple[str, str, np.ndarray]]:

@@ -933,19 +933,26 @@ class CardRecognizer:
                 out_n.append(hn)
         return out_f, out_q, out_n
 
-    def _surest_shapes(self, image, tries, names, timings) -> dict[int, tuple[np.ndarray, list[tuple[str, float]]]]:
+    def _surest_each(self, image, tries, timings) -> dict[int, tuple[int, list[tuple[str, float]]]]:
         """For each (box index, shapes tried for it) in `tries`, all read in one classifier
-        batch: the shape read surest and its reading, where that is read at least
-        SECOND_LOOK_BELOW surely and surer than the box (`names`) is."""
+        batch: the place in its list of the shape read surest, and that reading."""
         read = self._classify_more(image, [s for _, shapes in tries for s in shapes], timings)
         out, k = {}, 0
         for i, shapes in tries:
             best = max(range(len(shapes)), key=lambda j: read[k + j][0][1])
-            top = read[k + best]
-            if top[0][1] >= SECOND_LOOK_BELOW and top[0][1] > names[i][0][1]:
-                out[i] = (shapes[best], top)
+            out[i] = (best, read[k + best])
             k += len(shapes)
         return out
+
+    def _surest_shapes(self, image, tries, names, timings) -> dict[int, tuple[np.ndarray, list[tuple[str, float]]]]:
+        """For each (box index, shapes tried for it) in `tries` (`_surest_each`): the shape read
+        surest and its reading, where that is read at least SECOND_LOOK_BELOW surely and surer
+        than the box (`names`) is."""
+        found = self._surest_each(image, tries, timings)
+        return {
+            i: (shapes[found[i][0]], found[i][1]) for i, shapes in tries
+            if found[i][1][0][1] >= SECOND_LOOK_BELOW and found[i][1][0][1] > names[i][0][1]
+        }
 
     def _complete_cut(self, image, quads, names, timings):
         """Each box cut by the image's edge (`_cut_card_shapes`) named as the whole card
@@ -1145,23 +1152,16 @@ class CardRecognizer:
                 for f in CARD_SEARCH_SIZES for a in angles
             ]
 
-        coarse = {i: shapes(i, range(0, 180, 2 * CARD_SEARCH_STEP)) for i in boxes}
-        read = self._classify_more(image, [q for i in boxes for _, q in coarse[i]], timings)
-        best, k = {}, 0  # box index: (reading, shape, angle), the surest so far
-        for i in boxes:
-            j = max(range(len(coarse[i])), key=lambda j: read[k + j][0][1])
-            best[i] = (read[k + j], coarse[i][j][1], coarse[i][j][0])
-            k += len(coarse[i])
-        fine = {i: shapes(i, (best[i][2] - CARD_SEARCH_STEP, best[i][2] + CARD_SEARCH_STEP)) for i in boxes}
-        read = self._classify_more(image, [q for i in boxes for _, q in fine[i]], timings)
-        k = 0
-        for i in boxes:
-            for j, (a, q) in enumerate(fine[i]):
-                if read[k + j][0][1] > best[i][0][0][1]:
-                    best[i] = (read[k + j], q, a)
-            k += len(fine[i])
+        def surest(tried):  # box index: ((angle, shape), reading) of the surest of `tried`
+            found = self._surest_each(image, [(i, [q for _, q in t]) for i, t in tried.items()], timings)
+            return {i: (tried[i][j], top) for i, (j, top) in found.items()}
+
+        best = surest({i: shapes(i, range(0, 180, 2 * CARD_SEARCH_STEP)) for i in boxes})
+        finer = surest({i: shapes(i, (a - CARD_SEARCH_STEP, a + CARD_SEARCH_STEP)) for i, ((a, _), _) in best.items()})
         quads, names = list(quads), list(names)
-        for i, (top, shape, _) in best.items():
+        for i, ((_, shape), top) in best.items():
+            if finer[i][1][0][1] > top[0][1]:
+                (_, shape), top = finer[i]
             if top[0][1] >= SECOND_LOOK_BELOW and top[0][1] > names[i][0][1]:
                 quads[i], names[i] = shape, top
         return quads, names
@@ -1349,15 +1349,15 @@ class CardRecognizer:
             if self.second_look and self._needs_second_look(image, quads[i], score, prob)
             and not _under_a_card_read(i, quads, names, scores)
         ]
+        # The same card: its centre within a quarter card of the first box's (a fanned
+        # neighbour lies about twice as far).
+        reach = {
+            i: (quads[i].mean(axis=0),
+                max(np.linalg.norm(quads[i][0] - quads[i][1]), np.linalg.norm(quads[i][1] - quads[i][2])) / 4)
+            for i in unsure
+        }
         for turn in SECOND_LOOK_TURNS if unsure else ():
-            # The same card: its centre within a quarter card of the first box's (a fanned
-            # neighbour lies about twice as far).
-            reach = {
-                i: (quads[i].mean(axis=0),
-                    max(np.linalg.norm(quads[i][0] - quads[i][1]), np.linalg.norm(quads[i][1] - quads[i][2])) / 4)
-                for i in unsure
-            }
-            again = self._second_look(image, turn, near=list(reach.values()))
+            again = self._second_look(image, turn, near=[reach[i] for i in unsure])
             still = []
             for i in unsure:
                 c, quarter = reach[i]
