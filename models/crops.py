@@ -44,6 +44,11 @@ HUE_RANGES = {"red": (-8.0, 9.0), "yellow": (18.0, 31.0), "green": (36.0, 88.0),
 _LIME = (36.0, 50.0)
 
 
+# how far off its card the recognizer's turn search turns a box (vision.recognizer.TURN_TRIES,
+# with a margin): a classifier that never saw such crops read our 7 turned 20 degrees, its
+# stem upright and its bar a flag, as a TrueType 1 (models/README.md, twenty-fifth session)
+BOX_TURN = (8.0, 35.0)
+
 CLASSIC_ITALIC = 0.7  # share of classic printings in training drawn with italic digits
 
 # TrueType faces with lining digits that matplotlib (an ultralytics dependency, so in every
@@ -162,12 +167,15 @@ def synth_crop(
     cut_p: float = 0.15,
     cut_max: float = 0.15,
     detail: dict | None = None,
+    box_turn: float = 0.0,
 ) -> np.ndarray:
     """One training crop from a card image (BGRA: a render, or a real card cut out): slant,
     light, blur, noise, JPEG, and a detector-like box jitter, partial occlusion and frame
     cuts. `covers` (a list of BGRA card images): with probability `cover_p` one of them is
     laid over 15%..`cover_max` of the card; with probability `cut_p` the frame's edge cuts
-    up to `cut_max` of the card off one side (the box is then the visible part). `detail`
+    up to `cut_max` of the card off one side (the box is then the visible part); with
+    probability `box_turn` the box is turned BOX_TURN degrees off the card, as the
+    recognizer's turn search reads it (0 draws nothing more from `rng`). `detail`
     (a dict) is filled with what the crop was cut from: `image` (the scene, BGR uint8),
     `card` (the card's true corners, clockwise from its top-left), `box` (the detector-like
     box the crop was cut along) and `covered` (float mask, 1 where a card or finger lies over
@@ -244,6 +252,8 @@ def synth_crop(
     rw *= rng.uniform(0.95, 1.08)
     rh *= rng.uniform(0.95, 1.08)
     ra += rng.normal(0, 2.0)
+    if box_turn > 0 and rng.random() < box_turn:
+        ra += float(rng.uniform(*BOX_TURN)) * (1 if rng.random() < 0.5 else -1)
     box = cv2.boxPoints(((cx, cy), (rw, rh), ra))
     if rng.random() < cut_p:  # a frame edge cuts off one side of the card, up to cut_max
         q = order_portrait(box)

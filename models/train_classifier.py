@@ -210,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of printings with digits in OpenCV's vector fonts (models.crops.train_params)")
     ap.add_argument("--typefaces", type=float, default=0.0,
                     help="share of printings with digits in TrueType faces (models.crops.TYPEFACES)")
+    ap.add_argument("--box-turn", type=float, default=0.0,
+                    help="share of crops whose box is turned 8-35 degrees off the card, as the "
+                         "recognizer's turn search reads them (models.crops.BOX_TURN)")
     ap.add_argument("--cover-p", type=float, default=0.3, help="share of crops with a card over them")
     ap.add_argument("--cover-max", type=float, default=0.75, help="most of a card covered")
     ap.add_argument("--cut-p", type=float, default=0.15, help="share of crops cut by the frame")
@@ -321,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
             n_real = int(round(args.batch * args.real_share)) if real_cards else 0
             idx = erng.integers(len(bank), size=args.batch - n_extra - n_real)
             crops = [synth_crop(erng, bank[i][1], textures, covers, args.cover_p, args.cover_max,
-                                 args.cut_p, args.cut_max)
+                                 args.cut_p, args.cut_max, box_turn=args.box_turn)
                      for i in idx]
             labels = [bank[i][0] for i in idx]
             for i in erng.integers(len(real_cards), size=n_real):
@@ -329,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
                 if erng.random() < 0.5:
                     img = recolour(img, rc.card.split("-")[0], erng)
                 crops.append(synth_crop(erng, img, textures, covers, args.cover_p, args.cover_max,
-                                        args.cut_p, args.cut_max))
+                                        args.cut_p, args.cut_max, box_turn=args.box_turn))
                 labels.append(ci)
             if n_extra:
                 for i in erng.integers(len(extra_y), size=n_extra):

@@ -76,3 +76,30 @@ def test_train_params_keep_each_colour_in_its_hue_range():
             h = float(np.median(sat[:, 0]))
             h = h - 180 if colour == "red" and h > 90 else h
             assert lo - 3 <= h <= hi + 3, (colour, h)
+
+
+def _angle_between(card: np.ndarray, box: np.ndarray) -> float:
+    """The smallest turn, in degrees, between two card-shaped quads' long sides."""
+    def long_axis(q):
+        q = order_portrait(np.asarray(q, np.float32))
+        v = q[3] - q[0]  # top-left to bottom-left: the long side
+        return np.degrees(np.arctan2(v[1], v[0]))
+
+    d = (long_axis(card) - long_axis(box)) % 180
+    return min(d, 180 - d)
+
+
+def test_a_turned_box_lies_off_its_card_as_the_turn_search_reads_it():
+    from models.crops import BOX_TURN
+
+    art = render_card("red-7", height=192, seed=1)
+    plain, turned = [], []
+    for seed in range(12):
+        for share, into in ((0.0, plain), (1.0, turned)):
+            d = {}
+            synth_crop(np.random.default_rng(seed), art, cut_p=0.0, detail=d, box_turn=share)
+            into.append(_angle_between(d["card"], d["box"]))
+    assert max(plain) < BOX_TURN[0]  # the detector-like jitter alone: a few degrees
+    assert min(turned) >= BOX_TURN[0] - 8 and max(turned) <= BOX_TURN[1] + 8
+    assert np.mean(turned) > 15
+
