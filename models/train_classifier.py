@@ -213,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--box-turn", type=float, default=0.0,
                     help="share of crops whose box is turned 8-35 degrees off the card, as the "
                          "recognizer's turn search reads them (models.crops.BOX_TURN)")
+    ap.add_argument("--mirror", type=float, default=0.0,
+                    help="share of crops mirrored left to right, named as the card printed (a laptop "
+                         "camera's selfie view saves a card held up to it so)")
     ap.add_argument("--cover-p", type=float, default=0.3, help="share of crops with a card over them")
     ap.add_argument("--cover-max", type=float, default=0.75, help="most of a card covered")
     ap.add_argument("--cut-p", type=float, default=0.15, help="share of crops cut by the frame")
@@ -334,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
                 crops.append(synth_crop(erng, img, textures, covers, args.cover_p, args.cover_max,
                                         args.cut_p, args.cut_max, box_turn=args.box_turn))
                 labels.append(ci)
+            if args.mirror > 0:  # a selfie view's card, named as printed (0 draws nothing)
+                crops = [np.ascontiguousarray(c[:, ::-1]) if erng.random() < args.mirror else c for c in crops]
             if n_extra:
                 for i in erng.integers(len(extra_y), size=n_extra):
                     crops.append(_jitter(erng, extra_x[i]))

@@ -99,6 +99,10 @@ def test_tiny_classifier_training_run(tmp_path):
             "--no-real",
             "--typefaces",
             "1.0",
+            "--box-turn",
+            "1.0",
+            "--mirror",
+            "0.5",
             "--out",
             str(tmp_path / "cls"),
         ],
@@ -112,7 +116,10 @@ def test_tiny_classifier_training_run(tmp_path):
     summary = json.loads((tmp_path / "cls/summary.json").read_text())
     assert summary["epochs_run"] == 1 and summary["crops_seen"] == 32
     # every printing's digits in a TrueType face, and the run says so
-    assert json.loads((tmp_path / "cls/train_args.json").read_text())["typefaces"] == 1.0
+    recorded = json.loads((tmp_path / "cls/train_args.json").read_text())
+    assert recorded["typefaces"] == 1.0
+    # every box turned off its card and half the crops mirrored, and the run says so
+    assert recorded["box_turn"] == 1.0 and recorded["mirror"] == 0.5
 
 
 @pytest.mark.slow
