@@ -199,7 +199,9 @@ def _first_look_off(rec, monkeypatch, turn: float, shift: float = 0.1, widen: fl
 def test_a_card_the_detector_boxes_askew_is_named_from_a_second_look_turned_45_degrees(monkeypatch):
     rec = CardRecognizer.default()
     img, quad = _card_on_table("green-5", (320, 240), 45.0)
-    calls = _first_look_off(rec, monkeypatch, 25.0)
+    # 35 degrees: a box up to about 30 off its card is read as the card (the classifier is
+    # trained on such crops, models.crops.BOX_TURN)
+    calls = _first_look_off(rec, monkeypatch, 35.0)
     (d,) = rec.recognize(img)
     assert len(calls) == 2  # the askew box read as nothing sure, so a second look
     assert d.card == "green-5" and d.confidence >= 0.5
@@ -207,7 +209,7 @@ def test_a_card_the_detector_boxes_askew_is_named_from_a_second_look_turned_45_d
     assert np.linalg.norm(np.mean(d.quad, axis=0) - quad.mean(axis=0)) < 0.05 * 180
 
     rec_once = CardRecognizer.default(second_look=False)
-    _first_look_off(rec_once, monkeypatch, 25.0)
+    _first_look_off(rec_once, monkeypatch, 35.0)
     (d,) = rec_once.recognize(img)
     assert d.confidence < 0.5 or d.card != "green-5"  # without it: unsure or wrong
 
@@ -291,11 +293,21 @@ def test_a_photo_of_many_small_cards_is_read_in_tiles(rec):
 
 def test_a_card_boxed_too_square_and_read_surely_wrong_is_named_from_a_card_shaped_second_look(monkeypatch):
     from vision.crops import order_portrait
-    from vision.recognizer import SQUARE_ASPECT
+    from vision.recognizer import SQUARE_ASPECT, _too_square
 
     img, quad = _card_on_table("blue-7", (320, 240), 20.0)
     rec = CardRecognizer.default()
     calls = _first_look_off(rec, monkeypatch, 15.0, shift=0.0, widen=1.2)
+    # a box squarer than a card read surely wrong, as the classifier shipped before the
+    # twenty-fifth session read this one (`blue-1`); the one shipped now reads it unsurely,
+    # which gets a second look anyway, so the sure misreading is given here
+    real = rec.classify_top
+
+    def classify_top(image, quads, k=3, timings=None):
+        read = real(image, quads, k, timings)
+        return [[("blue-1", 0.8)] + top[1:] if _too_square(q) else top for q, top in zip(quads, read, strict=True)]
+
+    monkeypatch.setattr(rec, "classify_top", classify_top)
     (first, _), = rec.detect(img)
     (w, h) = cv2.minAreaRect(first)[1]
     assert min(w, h) / max(w, h) > SQUARE_ASPECT  # the first box is squarer than a card
@@ -324,7 +336,7 @@ def test_a_card_read_surely_keeps_its_reading_when_the_second_look_boxes_it_no_b
 def test_the_second_look_tries_other_turns_until_the_card_is_named(monkeypatch):
     rec = CardRecognizer.default()
     img, _ = _card_on_table("green-5", (320, 240), 45.0)
-    _first_look_off(rec, monkeypatch, 25.0)
+    _first_look_off(rec, monkeypatch, 35.0)
     real = rec._second_look
     turns = []
 
@@ -540,7 +552,7 @@ def test_the_detector_input_is_a_fixed_square_or_any_size_with_its_size_and_stri
 
 @pytest.mark.parametrize("card", ["blue-skip", "blue-1", "green-0"])
 def test_a_card_every_look_boxes_askew_is_named_from_card_shaped_boxes_around_it(monkeypatch, card):
-    # the top card of a busy pile: the first box 35 degrees off and squarer than a card, and
+    # the top card of a busy pile: the first box 45 degrees off and squarer than a card, and
     # the turned images give only square boxes near it, read unsurely as another card
     from vision.crops import order_portrait
     from vision.recognizer import SQUARE_ASPECT
@@ -550,7 +562,8 @@ def test_a_card_every_look_boxes_askew_is_named_from_card_shaped_boxes_around_it
         img, _ = _card_on_table(below, at, turn, img=img)  # the pile beneath: no clean outline
     img, quad = _card_on_table(card, (320, 240), 25.0, img=img)
     rec = CardRecognizer.default()
-    _first_look_off(rec, monkeypatch, 35.0, shift=0.0, widen=1.3)
+    # (45: a box 35 off still names a plain card like a 0, models.crops.BOX_TURN)
+    _first_look_off(rec, monkeypatch, 45.0, shift=0.0, widen=1.3)
     (first, _), = rec.detect(img)
     (top,) = rec.classify_top(img, [order_portrait(first)])
     assert top[0][0] != card or top[0][1] < 0.5  # the detector's box alone does not name it

@@ -84,13 +84,15 @@ def test_a_frame_with_no_card_read_whole_gives_no_face(monkeypatch):
 
 
 def test_a_table_read_as_a_face_wherever_it_is_cut_is_no_card(monkeypatch):
-    """One procedural table in about 460 (seed 462) reads `green-8` 0.93 as a card-shaped cut;
-    it reads so at the frame's ends too, where a card held up is not: the surface, no card."""
+    """One procedural table in about a thousand (seed 678) reads `wild` 0.99 as a card-shaped
+    cut; it reads so at the frame's ends too, where a card held up is not: the surface, no
+    card. (For the classifier shipped before the twenty-fifth session it was seed 462, read
+    `green-8` 0.93.)"""
     import vision.recognizer as recognizer
     from models.scenes import make_table
 
-    img = make_table(np.random.default_rng(462), 480, 640).astype(np.uint8)
+    img = make_table(np.random.default_rng(678), 480, 640).astype(np.uint8)
     photos = _no_box(CardRecognizer.default(photos=True), monkeypatch)
     assert photos.recognize(img) == []
     monkeypatch.setattr(recognizer, "WHOLE_IMAGE_ELSEWHERE", 1.01)  # without the check
-    assert [d.card for d in photos.recognize(img)] == ["green-8"]
+    assert [d.card for d in photos.recognize(img)] == ["wild"]
