@@ -197,13 +197,13 @@ FIND_TILES_ZOOM = 1.5
 # selfie view): a card held up to it has its digits backwards. A classifier that never saw
 # that read them unsurely and often wrong (the model card's held-up photos mirrored: 159
 # of 367 named; models/README.md, twenty-second session); the shipped one is trained on
-# mirrored crops named as printed (twenty-fifth session) and names most directly. Where the faces found in a still
-# photo are all read under MIRROR_BELOW, the photo is read again mirrored, and that reading
-# kept if its surest face is MIRROR_MARGIN surer: a mirrored card's own reading is about
-# 0.97, a plain card's mirror image about 0.5. At a margin of 0.2 five photos of the real
-# classic print, cut by the frame's edge and read unsurely, read 0.2-0.3 surer mirrored and
-# wrong (a 9 as an 8); at 0.3 none did, and 337 of those 367 were named (365 since the
-# classifier saw mirrored crops).
+# mirrored crops named as printed (twenty-fifth session) and names most directly. Where
+# the faces found in a still photo are all read under MIRROR_BELOW, the photo is read
+# again mirrored, and that reading kept if its surest face is MIRROR_MARGIN surer: a
+# mirrored card's own reading is about 0.97, a plain card's mirror image about 0.5. At a
+# margin of 0.2 five photos of the real classic print, cut by the frame's edge and read
+# unsurely, read 0.2-0.3 surer mirrored and wrong (a 9 as an 8); at 0.3 none did, and 337
+# of those 367 were named (365 since the classifier saw mirrored crops).
 MIRROR_BELOW = 0.9
 MIRROR_MARGIN = 0.3
 
