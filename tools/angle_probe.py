@@ -5,8 +5,9 @@ design, pasted on a dark table at 12 turns and 2 sizes, read by `CardRecognizer.
 The renders figure of `python -m models evaluate` reads each face once, at one angle; this
 reads each 24 times (3,840 reads in all). It found what that figure and the rendered games
 did not: every classifier retrained in the twenty-second and twenty-third sessions reads our
-own 7 as a 1 at some turns (9-61 of 960 sevens), the shipped one once (models/README.md,
-twenty-fourth session).
+own 7 as a 1 at some turns (9-61 of 960 sevens), the one shipped then once (models/README.md,
+twenty-fourth session); the one shipped since the twenty-fifth session, trained on boxes turned
+off their card, never.
 
     python tools/angle_probe.py OUT.json [CLASSIFIER.onnx ...]   # default: the shipped one
 """
