@@ -102,4 +102,3 @@ def test_a_turned_box_lies_off_its_card_as_the_turn_search_reads_it():
     assert max(plain) < BOX_TURN[0]  # the detector-like jitter alone: a few degrees
     assert min(turned) >= BOX_TURN[0] - 8 and max(turned) <= BOX_TURN[1] + 8
     assert np.mean(turned) > 15
-
