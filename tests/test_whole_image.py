@@ -95,4 +95,33 @@ def test_a_table_read_as_a_face_wherever_it_is_cut_is_no_card(monkeypatch):
     photos = _no_box(CardRecognizer.default(photos=True), monkeypatch)
     assert photos.recognize(img) == []
     monkeypatch.setattr(recognizer, "WHOLE_IMAGE_ELSEWHERE", 1.01)  # without the check
+    monkeypatch.setattr(recognizer, "WHOLE_IMAGE_TINT", np.inf)  # (its white is tinted too)
     assert [d.card for d in photos.recognize(img)] == ["wild"]
+
+
+def test_a_purple_cloth_whose_white_no_light_gives_is_no_card(monkeypatch):
+    """A purple and black striped cloth (procedural table seed 235) read `wild` 0.91 as the
+    whole frame, its purple taken for the card's white: no lamp lights a card purple."""
+    import vision.recognizer as recognizer
+    from models.scenes import make_table
+
+    img = make_table(np.random.default_rng(235), 480, 640).astype(np.uint8)
+    photos = _no_box(CardRecognizer.default(photos=True), monkeypatch)
+    assert photos.recognize(img) == []
+    monkeypatch.setattr(recognizer, "WHOLE_IMAGE_TINT", np.inf)  # without the check
+    assert [d.card for d in photos.recognize(img)] == ["wild"]
+
+
+@pytest.mark.parametrize("tint", [-0.25, 0.25])
+def test_a_card_held_up_under_a_tinted_light_is_still_read_whole(tint, monkeypatch):
+    """A green or magenta cast as strong as the training crops' lights (a cheap webcam's white
+    balance) is a light, not a cloth: the card is still read."""
+    from vision.crops import white_reference, white_tint
+
+    img = _held_up("red-7", seed=5).astype(np.float32)
+    img *= 0.75  # a room a little dimmer than the render, so the white does not clip
+    img[..., 1] *= np.exp(-tint)  # green down: magenta; green up: green
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    assert abs(white_tint(white_reference(img[5:475, 90:370])) - tint) < 0.08
+    photos = _no_box(CardRecognizer.default(photos=True), monkeypatch)
+    assert [d.card for d in photos.recognize(img)] == ["red-7"]

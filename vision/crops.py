@@ -159,6 +159,14 @@ def white_reference(crop: np.ndarray) -> np.ndarray:
     return neutral.mean(axis=0) if len(neutral) else bright.mean(axis=0)
 
 
+def white_tint(white: np.ndarray) -> float:
+    """How green (< 0) or magenta (> 0) a white (B, G, R) is, whatever its brightness and its
+    warmth: log(sqrt(B*R)/G). Lamps and daylight run from orange to blue with green about
+    midway, near 0; a purple cloth's brightest pixels lie far off it."""
+    b, g, r = np.maximum(np.asarray(white, np.float64), 1.0)
+    return float(np.log(np.sqrt(b * r) / g))
+
+
 def normalize_colour(crop: np.ndarray, white: np.ndarray | None = None) -> np.ndarray:
     """A BGR uint8 crop re-lit so its own white (`white_reference`) is neutral at WHITE_LEVEL.
 

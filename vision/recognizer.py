@@ -171,6 +171,12 @@ FAN_MAX = 10
 # A plain table (a red cloth, a blue laminate) can read as a face wherever it is cut: a face
 # also read at least WHOLE_IMAGE_ELSEWHERE in a part of the frame away from the card (or at
 # the frame's two ends) is the surface, not a card.
+# No light is purple: a white (`white_reference`) tinted green or magenta by more than
+# WHOLE_IMAGE_TINT (|log(sqrt(B*R)/G)|) is no card's white, and the whole image is no card. The
+# shared real photos' whites lie within 0.04, the training crops' lights mostly within 0.3; a
+# purple and black striped cloth (procedural table seed 235) read `wild` 0.91 with its purple
+# taken for white: 0.77.
+WHOLE_IMAGE_TINT = 0.4
 WHOLE_IMAGE_MIN = 0.9
 WHOLE_IMAGE_FILL = (1.0, 0.85)
 WHOLE_IMAGE_SHIFT = (0.0, -0.2, 0.2)
@@ -1225,7 +1231,10 @@ class CardRecognizer:
         """Nothing found: the image read as one card filling it, or filling its height
         (WHOLE_IMAGE_FILL, WHOLE_IMAGE_SHIFT), the surest face kept if the classifier is sure
         of it (a card back or an unsure reading gives nothing) and it is not read as well
-        where the card is not (WHOLE_IMAGE_ELSEWHERE)."""
+        where the card is not (WHOLE_IMAGE_ELSEWHERE), nor its white tinted as no light is
+        (WHOLE_IMAGE_TINT)."""
+        from vision.crops import crop_from_quad, white_reference, white_tint
+
         h, w = image.shape[:2]
 
         def upright(fill: float, shift: float) -> np.ndarray:
@@ -1252,6 +1261,8 @@ class CardRecognizer:
         if any(read[j][0] == card and read[j][1] >= WHOLE_IMAGE_ELSEWHERE and _rotated_overlap(cv2.minAreaRect(quads[j]), cv2.minAreaRect(quad))[0] < 0.3
                for j in range(len(quads))):
             return []  # the surface itself reads as that face: a plain red table as `red-3`
+        if abs(white_tint(white_reference(crop_from_quad(image, quad)))) > WHOLE_IMAGE_TINT:
+            return []
         (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
         return [CardDetection(card=card, confidence=prob, box=(float(x0), float(y0), float(x1), float(y1)),
                               quad=tuple((float(x), float(y)) for x, y in quad),
