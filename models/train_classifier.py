@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models import share
 from models.crops import CLASSES, crop_from_quad, synth_crop, to_input, train_params
 from models.real_cards import DESIGN, check_disjoint, load_cutouts, parse_sets, recolour
 from vision.real_faces import shared_data
@@ -197,34 +198,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bank-seed", type=int, default=None, help="seed of the render bank")
     ap.add_argument("--extra", type=Path, default=None,
                     help="also train on these crops (.npz from models.table_crops: x, y)")
-    ap.add_argument("--extra-share", type=float, default=0.5,
+    ap.add_argument("--extra-share", type=share, default=0.5,
                     help="share of each batch drawn from --extra (default 0.5)")
     ap.add_argument("--init-onnx", type=Path, default=None,
                     help="start from a classifier ONNX file (e.g. the shipped one)")
     ap.add_argument("--no-colour-norm", action="store_true",
                     help="feed crops as they are (the old models); default: each crop's colour "
                          "normalised by its own white (vision.crops.normalize_colour)")
-    ap.add_argument("--wide-colours", type=float, default=0.6,
+    ap.add_argument("--wide-colours", type=share, default=0.6,
                     help="share of printings with each colour's hue drawn over its whole range")
-    ap.add_argument("--fonts", type=float, default=0.0,
+    ap.add_argument("--fonts", type=share, default=0.0,
                     help="share of printings with digits in OpenCV's vector fonts (models.crops.train_params)")
-    ap.add_argument("--typefaces", type=float, default=0.0,
+    ap.add_argument("--typefaces", type=share, default=0.0,
                     help="share of printings with digits in TrueType faces (models.crops.TYPEFACES)")
-    ap.add_argument("--box-turn", type=float, default=0.0,
+    ap.add_argument("--box-turn", type=share, default=0.0,
                     help="share of crops whose box is turned 8-35 degrees off the card, as the "
                          "recognizer's turn search reads them (models.crops.BOX_TURN)")
-    ap.add_argument("--mirror", type=float, default=0.0,
+    ap.add_argument("--mirror", type=share, default=0.0,
                     help="share of crops mirrored left to right, named as the card printed (a laptop "
                          "camera's selfie view saves a card held up to it so)")
-    ap.add_argument("--cover-p", type=float, default=0.3, help="share of crops with a card over them")
-    ap.add_argument("--cover-max", type=float, default=0.75, help="most of a card covered")
-    ap.add_argument("--cut-p", type=float, default=0.15, help="share of crops cut by the frame")
-    ap.add_argument("--cut-max", type=float, default=0.15, help="most of a card cut off")
+    ap.add_argument("--cover-p", type=share, default=0.3, help="share of crops with a card over them")
+    ap.add_argument("--cover-max", type=share, default=0.75, help="most of a card covered")
+    ap.add_argument("--cut-p", type=share, default=0.15, help="share of crops cut by the frame")
+    ap.add_argument("--cut-max", type=share, default=0.15, help="most of a card cut off")
     ap.add_argument("--real-train", default="",
                     help="real sets to train on (models.real_cards.SETS, comma list or 'all')")
     ap.add_argument("--real-val", default=None,
                     help="real sets reported after each epoch (default: every set not trained on)")
-    ap.add_argument("--real-share", type=float, default=0.25,
+    ap.add_argument("--real-share", type=share, default=0.25,
                     help="share of each batch drawn from the --real-train cards")
     args = ap.parse_args(argv)
     norm = not args.no_colour_norm

@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models import share
 from models.crops import synth_crop
 from vision.crops import (
     CLASSES,
@@ -218,15 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--cover-p", type=float, default=0.6, help="share of crops with a card over them")
-    ap.add_argument("--cover-max", type=float, default=0.9)
-    ap.add_argument("--cut-p", type=float, default=0.3, help="share of boxes cut short (a box on the visible part)")
-    ap.add_argument("--cut-max", type=float, default=0.5)
+    ap.add_argument("--cover-p", type=share, default=0.6, help="share of crops with a card over them")
+    ap.add_argument("--cover-max", type=share, default=0.9)
+    ap.add_argument("--cut-p", type=share, default=0.3, help="share of boxes cut short (a box on the visible part)")
+    ap.add_argument("--cut-max", type=share, default=0.5)
     ap.add_argument("--real-train", default="mit2,classic", help="real sets trained on (models.real_cards.SETS)")
-    ap.add_argument("--real-share", type=float, default=0.25)
-    ap.add_argument("--fonts", type=float, default=0.0,
+    ap.add_argument("--real-share", type=share, default=0.25)
+    ap.add_argument("--fonts", type=share, default=0.0,
                     help="share of rendered printings whose digits are set in an OpenCV font (models.crops.train_params)")
-    ap.add_argument("--typefaces", type=float, default=0.0,
+    ap.add_argument("--typefaces", type=share, default=0.0,
                     help="share of rendered printings whose digits are set in a bold, serif or italic TrueType "
                     "face (models.crops.TYPEFACES, matplotlib's own files)")
     ap.add_argument("--pool", type=int, default=40000,

@@ -180,3 +180,25 @@ def test_a_classifier_started_from_its_onnx_file_keeps_its_readings_in_train_mod
     agree = lambda z: float((z.argmax(1) == want.argmax(1)).mean())  # noqa: E731
     assert agree(fitted) > 0.98 and np.abs(fitted - want).max() < 0.05 * np.abs(want).max()
     assert agree(identity) < agree(fitted)  # plain identity norms: another function in train mode
+
+
+@pytest.mark.parametrize("trainer", ["models.train_classifier", "models.train_corner"])
+@pytest.mark.parametrize("given", ["30", "-0.1", "a third"])
+def test_a_share_flag_outside_0_to_1_is_refused_by_name_before_training(trainer, given, tmp_path, capsys):
+    """`--typefaces 30` meant 30% would make every printing TrueType: refused, saying which
+    flag and why, and nothing is written."""
+    import importlib
+
+    main = importlib.import_module(trainer).main
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", str(tmp_path / "run"), "--typefaces", given])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--typefaces" in err and "share from 0 to 1" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_share_flag_takes_0_and_1():
+    from models import share
+
+    assert share("0") == 0.0 and share("1") == 1.0 and share("0.3") == 0.3

@@ -248,3 +248,37 @@ def test_a_revealed_hand_counts_as_read_by_the_report_that_stood_when_it_was_swe
     # a correction reported only after the sweep does not count for the hand
     late = [told(12, "red-1"), told(22, "blue-1", "red-1"), told(31, "blue-7", "red-1")]
     assert score_hands(truth[:3], late, end_frame=60)["reveal_hands_right"] == 0
+
+
+def test_a_new_table_is_calibrated_afresh_and_reads_like_a_fresh_pipeline():
+    """`new_table` forgets the last table's mat, cards and readings, not the models: the busy
+    bench deals each seed a new table, whose mat lies elsewhere in the frame; without it the
+    zones stayed those of the first table for `redetect_every` frames."""
+    import cv2
+    import numpy as np
+
+    from vision.bench import table_frame
+    from vision.config import VisionConfig
+    from vision.frame import Frame
+    from vision.pipeline import VisionPipeline
+
+    cfg = VisionConfig(detector=SimTruthDetectorConfig(seed=1, miss_rate=0, flicker_rate=0), skip_still=False)
+    frames = {}
+    for seed in (1, 11):
+        jpeg, truth = table_frame(seed=seed, width=960, height=540)
+        frames[seed] = (cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth)
+
+    def zones(pipe, seed, first):
+        img, truth = frames[seed]
+        result = pipe.process(Frame(first, first / 20, img, None, truth))
+        return {name: z.bounds() for name, z in result.zones.zones.items()}
+
+    own = zones(VisionPipeline(cfg), 11, 1)
+    carried = VisionPipeline(cfg)
+    first = zones(carried, 1, 1)
+    assert first != own  # the two tables' mats lie apart in the frame
+    detector = carried.detector
+    assert zones(carried, 11, 2) == first  # the first table's zones, not looked for again
+    carried.new_table()
+    assert carried.tracker is None and not carried._region_cache and carried.detector is detector
+    assert zones(carried, 11, 3) == own

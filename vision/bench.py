@@ -133,11 +133,14 @@ def _busy_seeds(detector_config, seeds: list[int], look=None) -> dict:
     from vision.config import VisionConfig
     from vision.pipeline import VisionPipeline
 
-    # one pipeline for all (each model loaded once, as `run` loads it); each seed's first two
-    # frames let the tracker settle on the new table and are not timed
+    # one pipeline for all (each model loaded once, as `run` loads it), each seed's table new
+    # to it (its own mat pose: another seed's zones cut its pile off-centre, and a frame
+    # cost up to twice as much); each seed's first two frames let the tracker settle on the
+    # new table and are not timed
     pipeline = VisionPipeline(VisionConfig(detector=detector_config, skip_still=False))
     per_seed = {}
     for k, seed in enumerate(seeds):
+        pipeline.new_table()
         jpeg, truth = table_frame(seed=seed, look=look)
         _, e2e, _, _ = _time(pipeline, [jpeg] * (2 + BUSY_SEED_FRAMES), truth, 2, first=1 + k * (2 + BUSY_SEED_FRAMES))
         per_seed[str(seed)] = round(statistics.fmean(e2e), 2)

@@ -88,6 +88,16 @@ class VisionPipeline:
         self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
         self.light = TableLight()  # the light's colour, for the zone monitors' skin test
 
+    def new_table(self) -> None:
+        """Forget the table seen so far (the mat's zones, the tracked cards, each zone's last
+        reading, the light), keep the models: the next frame is read as a table first seen.
+        The zones are otherwise looked for again only every `redetect_every` frames, and a
+        zone crop cut for another table's mat reads its cards off-centre."""
+        self.calibration = Calibration(self.config.calibration)
+        self.tracker = None
+        self._region_cache.clear()
+        self.light = TableLight()
+
     def _by_zone(self) -> bool:
         """Read zone crops (not the whole frame): configured so, and the backend reads pixels
         (a stand-in that reads the truth takes the frame)."""
