@@ -79,10 +79,23 @@ def test_readable_table_and_annotated_copies(fake, images, capsys, tmp_path):
     assert main(["detect", "--save", str(out_dir), *map(str, images)]) == 0
     out = capsys.readouterr().out
     assert "CARD" in out and "red-7" in out and "0.97" in out and "wild-draw4" in out
+    assert "unsure" not in out  # 0.97 and 0.61: both over the table's bar
     saved = sorted(p.name for p in out_dir.iterdir())
     assert saved == ["close-up.annotated.jpg", "table.annotated.jpg"]
     img = cv2.imread(str(out_dir / "table.annotated.jpg"))
     assert img.shape == (720, 1280, 3) and img.std() > 1  # something was drawn
+
+
+def test_a_reading_under_the_tables_bar_is_said_to_be_unsure(monkeypatch, images, capsys):
+    class Faint(FakeDetector):
+        def detect(self, image, truth=None):
+            return [CardDetection("green-7", 0.31, (0, 0, 10, 10)), CardDetection("red-2", 0.5, (20, 0, 30, 10))]
+
+    monkeypatch.setattr(detectors, "make_detector", lambda cfg: Faint())
+    assert main(["detect", str(images[0])]) == 0
+    lines = {line.split()[1]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert "unsure" in lines["green-7"] and "0.31" in lines["green-7"]
+    assert "unsure" not in lines["red-2"]  # at the bar: taken
 
 
 def test_a_missing_model_file_is_a_clean_error(tmp_path, capsys, images):

@@ -107,6 +107,7 @@ def cmd_detect(args) -> int:
     import cv2
 
     from vision.annotate import annotate
+    from vision.config import TrackerConfig
     from vision.detectors import make_detector
 
     cfg = _detector_config(args, photos=True)
@@ -115,6 +116,9 @@ def cmd_detect(args) -> int:
 
         raise ModelError("detect needs a real model (onnx or ultralytics), not sim-truth")
     detector = make_detector(cfg)
+    # a reading under the bar the table's tracker sets for a card (its median confidence) is
+    # said to be unsure: a bare patterned cloth can be read so
+    unsure_below = TrackerConfig().min_median_confidence
     failures = 0
     if not args.json:
         print(f"{'IMAGE':<40} {'CARD':<16} {'CONF':>5}  BOX")
@@ -142,6 +146,8 @@ def cmd_detect(args) -> int:
             for d in dets:
                 box = ", ".join(f"{v:.0f}" for v in d.box)
                 seen = "  (read mirrored: a selfie view)" if d.mirrored else ""
+                if d.confidence < unsure_below:
+                    seen += "  (unsure: the table would not take this reading)"
                 print(f"{name:<40} {d.card:<16} {d.confidence:5.2f}  [{box}]{seen}")
         if args.save:
             out = args.save / (path.stem + ".annotated.jpg")
