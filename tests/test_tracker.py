@@ -654,6 +654,27 @@ def test_a_face_read_on_the_bare_reveal_zone_beside_a_hand_is_no_card():
     assert _revealed(obs)[-1] == ["blue-4", "green-1"]
 
 
+def test_a_face_read_on_the_reveal_zone_before_any_hand_came_is_no_card_laid():
+    """Off the mat, a patterned cloth was read as `green-7` from the camera's first frame, so
+    the zone was never seen bare, and it was reported as a revealed hand, then counted in the
+    hand really laid (2 of 200 bare procedural tables). Nothing lies in the reveal zone that a
+    hand did not lay: the zone as found is its bare look."""
+    rx, ry = Scene().centre("reveal")
+
+    def play(config=None):
+        s = Scene(config)
+        cloth = reading("green-7", s.quad(rx + 70, ry, 0.0, w=50, h=50), conf=0.6)
+        obs = s.run(s.tracker.cfg.reveal_frames + 2, dets=[cloth])  # read from the first frame
+        card = ("blue-4", rx - 20, ry, 0.0)
+        obs += s.run(3, hand=(rx - 20, ry), dets=[])
+        s.cards.append(card)
+        return obs + s.run(8, dets=s.detections(visible=[card], extra=[cloth]))
+
+    assert _revealed(play()) == [["blue-4"]]
+    # a zone that needs no hand first (the rule off) takes the cloth for a card laid
+    assert _revealed(play(TrackerConfig(require_activity=False)))[-1] == ["blue-4", "green-7"]
+
+
 def test_on_the_mat_the_empty_discard_field_boxed_whole_is_no_play():
     """At a game's start a candidate classifier read the empty printed discard field, boxed
     whole, as `green-1` 0.51, and the table reported a play before anyone played."""

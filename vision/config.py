@@ -210,7 +210,8 @@ class TrackerConfig(_Strict):
         0.01, ge=0, le=1, description="Share of a zone's pixels changing between frames that means motion."
     )
     require_activity: bool = Field(
-        True, description="A new discard needs a hand or motion over the pile first (no flicker plays)."
+        True, description="A new discard, or a card laid in the reveal zone, needs a hand or motion "
+        "over its zone first (no flicker plays; what lay there when the camera started is not laid).",
     )
     quiet_frames: int = Field(
         1, ge=1, le=100, description="Still frames after which a covered zone is clear again."

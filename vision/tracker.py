@@ -615,8 +615,9 @@ class RevealTracker:
     there starts on a bare zone however soon it comes. Readings while a hand is over the
     zone count as readings of cards laid before that they lie inside, never as new cards. A
     reading whose box still looks as the bare zone did is the zone's own print, never a card
-    (`_BARE_CHANGED`). The set of cards laid is reported when it holds
-    for `reveal_frames` clear frames and differs from the last report."""
+    (`_BARE_CHANGED`); before any hand came over the zone, what the camera finds there is the
+    bare zone, not cards laid (`require_activity`). The set of cards laid is reported when it
+    holds for `reveal_frames` clear frames and differs from the last report."""
 
     def __init__(self, config: TrackerConfig):
         self.cfg = config
@@ -625,6 +626,8 @@ class RevealTracker:
         self.reported: tuple[str, ...] | None = ()
         self.bare: np.ndarray | None = None  # grey of the frame (monitor scale) with the zone bare
         self.under_hand: list[CardDetection] = []  # readings of no card laid, this hand's visit
+        # a hand or motion came over the zone since the tracker started (`require_activity`)
+        self.visited = not config.require_activity
 
     def _match(self, faces: list[CardDetection]) -> set[int]:
         """Each reading to the card laid before that it reads, or a new card; the indexes of
@@ -744,6 +747,7 @@ class RevealTracker:
         faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)
                  and not self._on_bare(d, features)]
         if covered:
+            self.visited = True
             if self.history:  # a hand comes: a card whose place was bare just before is gone
                 self.laid = [c for c in self.laid if c.absent == 0]
                 self.under_hand = []
@@ -752,6 +756,14 @@ class RevealTracker:
                 laid.read_since_visit = False
                 laid.rivals.clear()
             self._vote(faces)
+            return None
+        if not self.visited:
+            # The zone as the camera found it, before any hand came over it: nothing read there
+            # was laid, and its look is the bare zone's. A patterned cloth off the mat was read
+            # as a `green-7` from the first frame, so never seen bare, and reported as a
+            # revealed hand (2 of 200 bare procedural tables, data/s26/bare_game.py).
+            if features is not None:
+                self.bare = features.grey
             return None
         if (features is not None and not self.laid and not faces and len(self.history) == self.cfg.reveal_frames
                 and not any(self.history)):  # fmt: skip
