@@ -675,6 +675,21 @@ def test_a_face_read_on_the_reveal_zone_before_any_hand_came_is_no_card_laid():
     assert _revealed(play(TrackerConfig(require_activity=False)))[-1] == ["blue-4", "green-7"]
 
 
+def test_a_face_read_on_the_pile_since_the_first_frame_whose_pixels_never_changed_is_no_play():
+    """The same cloth under the discard zone: read `green-7` from the first frame and reported
+    as a play the first time a hand passed over the pile without laying anything. The pile as
+    the camera found it is settled; a card really played there is still reported."""
+    s = Scene()
+    cx, cy = s.centre("discard")
+    cloth = reading("green-7", s.quad(cx + 60, cy, 0.0), conf=0.6)
+    obs = s.run(8, dets=[cloth])
+    obs += s.run(3, hand=(cx, cy), dets=[])  # a hand passes over the pile, lays nothing
+    obs += s.run(10, dets=[cloth])
+    assert played(obs) == []
+    s.play(("red-7", cx - 20, cy, 10))
+    assert played(s.run(10, dets=s.detections() + [cloth])) == [["red-7"]]
+
+
 def test_on_the_mat_the_empty_discard_field_boxed_whole_is_no_play():
     """At a game's start a candidate classifier read the empty printed discard field, boxed
     whole, as `green-1` 0.51, and the table reported a play before anyone played."""

@@ -194,6 +194,7 @@ class DiscardTracker:
         self.empty_frames = 0
         self._grey: np.ndarray | None = None
         self._settled: np.ndarray | None = None  # grey when the pile last settled
+        self._as_found = True  # no hand has come over the pile since the tracker started
         self._occluded_frames = 0
         self._scale = 0.25
         self._sizes: deque[float] = deque(maxlen=200)  # long sides of cards read lately
@@ -383,6 +384,7 @@ class DiscardTracker:
         if covered or occluded:
             self.window.clear()
             self.visited = True
+            self._as_found = False
             self._waited = 0
             return played
         self.window.append((number, dets))
@@ -394,6 +396,12 @@ class DiscardTracker:
         else:
             self.empty_frames = 0
         if not self.visited:
+            if self._as_found and features is not None:
+                # The pile as the camera found it, before any hand came, is settled: a reading
+                # whose pixels have not changed since is nothing laid. Off the mat a patterned
+                # cloth read as `green-7` from the first frame was reported as a play when a
+                # hand first passed over it (bare procedural tables 170 and 171).
+                self._settled = self._grey
             return None
         return self._decide(number, timestamp, dets, cfg.min_hits)
 
