@@ -171,16 +171,16 @@ FAN_MAX = 10
 # A plain table (a red cloth, a blue laminate) can read as a face wherever it is cut: a face
 # also read at least WHOLE_IMAGE_ELSEWHERE in a part of the frame away from the card (or at
 # the frame's two ends) is the surface, not a card.
+WHOLE_IMAGE_MIN = 0.9
+WHOLE_IMAGE_FILL = (1.0, 0.85)
+WHOLE_IMAGE_SHIFT = (0.0, -0.2, 0.2)
+WHOLE_IMAGE_ELSEWHERE = 0.5
 # No light is purple: a white (`white_reference`) tinted green or magenta by more than
 # WHOLE_IMAGE_TINT (|log(sqrt(B*R)/G)|) is no card's white, and the whole image is no card. The
 # shared real photos' whites lie within 0.04, the training crops' lights mostly within 0.3; a
 # purple and black striped cloth (procedural table seed 235) read `wild` 0.91 with its purple
 # taken for white: 0.77.
 WHOLE_IMAGE_TINT = 0.4
-WHOLE_IMAGE_MIN = 0.9
-WHOLE_IMAGE_FILL = (1.0, 0.85)
-WHOLE_IMAGE_SHIFT = (0.0, -0.2, 0.2)
-WHOLE_IMAGE_ELSEWHERE = 0.5
 # A card under this many pixels long at the detector's input (a whole photo of a laid-out
 # deck shrunk to 320 px: 30-60 px a card) is boxed a few pixels off, a tenth of the card in
 # the photo; its outline in the full-size image is sharp, so the box is snapped to it.

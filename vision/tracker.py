@@ -400,7 +400,7 @@ class DiscardTracker:
                 # The pile as the camera found it, before any hand came, is settled: a reading
                 # whose pixels have not changed since is nothing laid. Off the mat a patterned
                 # cloth read as `green-7` from the first frame was reported as a play when a
-                # hand first passed over it (bare procedural tables 170 and 171).
+                # hand first passed over it (bare procedural tables 170 and 171, tools/bare_tables.py).
                 self._settled = self._grey
             return None
         return self._decide(number, timestamp, dets, cfg.min_hits)
@@ -769,7 +769,7 @@ class RevealTracker:
             # The zone as the camera found it, before any hand came over it: nothing read there
             # was laid, and its look is the bare zone's. A patterned cloth off the mat was read
             # as a `green-7` from the first frame, so never seen bare, and reported as a
-            # revealed hand (2 of 200 bare procedural tables, data/s26/bare_game.py).
+            # revealed hand (2 of 200 bare procedural tables, tools/bare_tables.py).
             if features is not None:
                 self.bare = features.grey
             return None
