@@ -43,8 +43,8 @@ def _table(seed: int):
     from vision.sim import SimTable
 
     table = SimTable(seed=seed, mat=False)
+    # before its first frame, which draws the cards over it
     table.background = make_table(np.random.default_rng(seed), table.height, table.width).astype(np.uint8)
-    table._static = None  # drawn again over the new surface
     return table
 
 

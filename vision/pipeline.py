@@ -81,12 +81,8 @@ class VisionPipeline:
     def __init__(self, config: VisionConfig | None = None, detector: Detector | None = None):
         self.config = config or VisionConfig()
         self.detector = detector if detector is not None else detectors.make_detector(self.config.detector)
-        self.calibration = Calibration(self.config.calibration)
-        self.tracker: TableTracker | None = None
         self.listeners: list[Callable[[FrameResult], None]] = []
-        # region -> (its grey at the last reading, the detections then, frames reused since)
-        self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
-        self.light = TableLight()  # the light's colour, for the zone monitors' skin test
+        self.new_table()
 
     def new_table(self) -> None:
         """Forget the table seen so far (the mat's zones, the tracked cards, each zone's last
@@ -94,9 +90,10 @@ class VisionPipeline:
         The zones are otherwise looked for again only every `redetect_every` frames, and a
         zone crop cut for another table's mat reads its cards off-centre."""
         self.calibration = Calibration(self.config.calibration)
-        self.tracker = None
-        self._region_cache.clear()
-        self.light = TableLight()
+        self.tracker: TableTracker | None = None
+        # region -> (its grey at the last reading, the detections then, frames reused since)
+        self._region_cache: dict[tuple[int, int, int, int], tuple[np.ndarray, list[CardDetection], int]] = {}
+        self.light = TableLight()  # the light's colour, for the zone monitors' skin test
 
     def _by_zone(self) -> bool:
         """Read zone crops (not the whole frame): configured so, and the backend reads pixels

@@ -634,8 +634,8 @@ class RevealTracker:
         self.reported: tuple[str, ...] | None = ()
         self.bare: np.ndarray | None = None  # grey of the frame (monitor scale) with the zone bare
         self.under_hand: list[CardDetection] = []  # readings of no card laid, this hand's visit
-        # a hand or motion came over the zone since the tracker started (`require_activity`)
-        self.visited = not config.require_activity
+        # no hand or motion has come over the zone since the tracker started (`require_activity`)
+        self._as_found = config.require_activity
 
     def _match(self, faces: list[CardDetection]) -> set[int]:
         """Each reading to the card laid before that it reads, or a new card; the indexes of
@@ -755,7 +755,7 @@ class RevealTracker:
         faces = [d for d in dets if d.card != "back" and _plausible_reveal(d, self.cfg)
                  and not self._on_bare(d, features)]
         if covered:
-            self.visited = True
+            self._as_found = False
             if self.history:  # a hand comes: a card whose place was bare just before is gone
                 self.laid = [c for c in self.laid if c.absent == 0]
                 self.under_hand = []
@@ -765,7 +765,7 @@ class RevealTracker:
                 laid.rivals.clear()
             self._vote(faces)
             return None
-        if not self.visited:
+        if self._as_found:
             # The zone as the camera found it, before any hand came over it: nothing read there
             # was laid, and its look is the bare zone's. A patterned cloth off the mat was read
             # as a `green-7` from the first frame, so never seen bare, and reported as a
