@@ -212,6 +212,13 @@ FIND_TILES_ZOOM = 1.5
 # of those 367 were named (365 since the classifier saw mirrored crops).
 MIRROR_BELOW = 0.9
 MIRROR_MARGIN = 0.3
+# A still photo's card read under OUTLINE_BELOW is read again in its own outline
+# (`_outline_unsure`), where no other box covers more than OUTLINE_APART of it (`_apart`)
+OUTLINE_BELOW = 0.9
+OUTLINE_APART = 0.05
+# and that reading kept only where it is at least this sure: the outline found in a fanned
+# hand whose other cards the detector did not box read `green-1` 0.53, a face made up
+OUTLINE_SURE = 0.8
 
 
 def _surest_face(found: list[CardDetection]) -> float:
@@ -416,6 +423,17 @@ def _under_a_card_read(i: int, quads: list[np.ndarray], names: list, scores: lis
         j != i and names[j][0][1] >= COVERED_BY and names[j][0][0] != "back" and scores[j] > scores[i]
         and not _too_square(q) and _intersection(mine, cv2.minAreaRect(np.asarray(q, np.float32))) >= COVERED_SHARE * area
         for j, q in enumerate(quads)
+    )
+
+
+def _apart(i: int, rects: list) -> bool:
+    """Does no other box (rotated rects) share more than OUTLINE_APART of box i's area? A
+    card half under another has the edges of the card over it inside its box: its own
+    outline is not there to find (the covered cards of rendered and real overlaps were read
+    surer and wrong so, models/README.md, twenty-seventh session)."""
+    area = rects[i][1][0] * rects[i][1][1]
+    return area > 0 and all(
+        j == i or _intersection(rects[i], r) <= OUTLINE_APART * area for j, r in enumerate(rects)
     )
 
 
@@ -628,7 +646,9 @@ class CardRecognizer:
     of the card-shaped boxes around it (`_card_search`; the table, not still photos);
     turn_search: a card-shaped box named half surely read again in its box turned
     (`_turn_unsure`; None: as card_search); mirror: a photo whose faces are all read
-    unsurely read again mirrored, as a selfie view saves it (MIRROR_BELOW)."""
+    unsurely read again mirrored, as a selfie view saves it (MIRROR_BELOW); outline: a box
+    read unsurely read again along the card's own four corners (`_outline_unsure`: a card
+    seen at a slant is a trapezoid its rectangle squeezes)."""
 
     def __init__(
         self,
@@ -650,6 +670,7 @@ class CardRecognizer:
         card_search: bool = True,
         turn_search: bool | None = None,
         mirror: bool = False,
+        outline: bool = False,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -667,6 +688,7 @@ class CardRecognizer:
         self.card_search = card_search
         self.turn_search = card_search if turn_search is None else turn_search
         self.mirror = mirror
+        self.outline = outline
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -729,7 +751,8 @@ class CardRecognizer:
         photos' detector (PHOTO_DETECTOR_FILE) where there is one, and boxes cut by the
         image's edge read as whole cards (`complete_cut`), fanned hands walked by their
         corner indices (`fans`) and, where no card is found, the photo read as one card
-        filling it (`whole_image`), and one read unsurely read again mirrored (`mirror`).
+        filling it (`whole_image`), one read unsurely read again mirrored (`mirror`), and a
+        box read unsurely read again in the card's own outline (`outline`).
         The one place that ties them."""
         kwargs.setdefault("complete_cut", photos)
         kwargs.setdefault("fans", photos)
@@ -740,6 +763,7 @@ class CardRecognizer:
         kwargs.setdefault("whole_image", photos)
         kwargs.setdefault("card_search", not photos)
         kwargs.setdefault("mirror", photos)
+        kwargs.setdefault("outline", photos)
         # a folder of models made before the corner reader: the shipped one beside them
         corner_home = folder if folder is None or (Path(folder) / CORNER_FILE).is_file() else PACKAGE_MODELS
         kwargs.setdefault("corner_path", model_path(CORNER_FILE, folder=corner_home))
@@ -974,6 +998,30 @@ class CardRecognizer:
         names = list(names)
         for i, (_, top) in self._surest_shapes(image, tries, names, timings).items():
             names[i] = top
+        return names
+
+    def _outline_unsure(self, image, quads, names, timings):
+        """Each box read under OUTLINE_BELOW, apart from every other box (`_apart`), named
+        as the card's own outline (`vision.outline.outline_quad`: a card seen at a slant is a
+        trapezoid its rectangle squeezes) reads it, when that is read at least OUTLINE_SURE
+        surely and surer than the box. The box itself stays."""
+        from vision.outline import outline_quad
+
+        t0 = time.perf_counter()
+        rects = [cv2.minAreaRect(np.asarray(q, np.float32)) for q in quads]
+        tries = []
+        for i, (q, top) in enumerate(zip(quads, names, strict=True)):
+            if top[0][1] >= OUTLINE_BELOW or not _apart(i, rects):
+                continue
+            if (shape := outline_quad(image, q)) is not None:
+                tries.append((i, [shape]))
+        timings["outline"] = (time.perf_counter() - t0) * 1e3
+        if not tries:
+            return names
+        names = list(names)
+        for i, (_, top) in self._surest_shapes(image, tries, names, timings).items():
+            if top[0][1] >= OUTLINE_SURE:
+                names[i] = top
         return names
 
     def corner_readings(self, image: np.ndarray, quads: list[np.ndarray],
@@ -1355,6 +1403,8 @@ class CardRecognizer:
         found, quads, names = self._split_pairs(image, found, quads, names, timings)
         if self.complete_cut:
             names = self._complete_cut(image, quads, names, timings)
+        if self.outline:
+            names = self._outline_unsure(image, quads, names, timings)
         t2 = time.perf_counter()
         scores = [score for _, score in found]
         unsure = [
