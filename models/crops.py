@@ -48,6 +48,11 @@ _LIME = (36.0, 50.0)
 # with a margin): a classifier that never saw such crops read our 7 turned 20 degrees, its
 # stem upright and its bar a flag, as a TrueType 1 (models/README.md, twenty-fifth session)
 BOX_TURN = (8.0, 35.0)
+# how far a card seen at a strong slant (held up leaning back, or lying on a table shot from
+# a seat) narrows its far side: a share cut off each end of it. The slant jitter alone moves
+# each corner some 4%; such a card's rectangle box squeezed its face and the classifier
+# misread a fifth of them (models/README.md, twenty-seventh session).
+KEYSTONE = (0.08, 0.3)
 
 CLASSIC_ITALIC = 0.7  # share of classic printings in training drawn with italic digits
 
@@ -168,6 +173,7 @@ def synth_crop(
     cut_max: float = 0.15,
     detail: dict | None = None,
     box_turn: float = 0.0,
+    keystone: float = 0.0,
 ) -> np.ndarray:
     """One training crop from a card image (BGRA: a render, or a real card cut out): slant,
     light, blur, noise, JPEG, and a detector-like box jitter, partial occlusion and frame
@@ -175,7 +181,9 @@ def synth_crop(
     laid over 15%..`cover_max` of the card; with probability `cut_p` the frame's edge cuts
     up to `cut_max` of the card off one side (the box is then the visible part); with
     probability `box_turn` the box is turned BOX_TURN degrees off the card, as the
-    recognizer's turn search reads it (0 draws nothing more from `rng`). `detail`
+    recognizer's turn search reads it; with probability `keystone` the card is seen at a
+    strong slant, its far side narrowed by KEYSTONE and the card foreshortened (both 0 draw
+    nothing more from `rng`). `detail`
     (a dict) is filled with what the crop was cut from: `image` (the scene, BGR uint8),
     `card` (the card's true corners, clockwise from its top-left), `box` (the detector-like
     box the crop was cut along) and `covered` (float mask, 1 where a card or finger lies over
@@ -193,6 +201,14 @@ def synth_crop(
     src = np.float32([[0, 0], [aw, 0], [aw, ah], [0, ah]])
     j = rng.normal(0, 0.04, (4, 2)) * [aw, ah] if rng.random() < 0.8 else np.zeros((4, 2))
     dst = (src + pad + j).astype(np.float32)
+    if keystone > 0 and rng.random() < keystone:
+        side = int(rng.integers(4))
+        a, b = dst[side].copy(), dst[(side + 1) % 4].copy()
+        c, d = dst[(side + 3) % 4], dst[(side + 2) % 4]  # the near side, a's and b's opposites
+        k = float(rng.uniform(*KEYSTONE))
+        near = float(rng.uniform(0.75, 1.0))  # the card's depth foreshortened
+        a, b = c + (a - c) * near, d + (b - d) * near
+        dst[side], dst[(side + 1) % 4] = a + (b - a) * k, b + (a - b) * k
     M = cv2.getPerspectiveTransform(src, dst)
     warped = cv2.warpPerspective(art, M, (W, H), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
     a = warped[..., 3:4].astype(np.float32) / 255.0

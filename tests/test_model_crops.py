@@ -102,3 +102,25 @@ def test_a_turned_box_lies_off_its_card_as_the_turn_search_reads_it():
     assert max(plain) < BOX_TURN[0]  # the detector-like jitter alone: a few degrees
     assert min(turned) >= BOX_TURN[0] - 8 and max(turned) <= BOX_TURN[1] + 8
     assert np.mean(turned) > 15
+
+
+def test_a_keystoned_card_is_seen_at_a_strong_slant_and_zero_draws_nothing_more():
+    from models.crops import KEYSTONE
+
+    art = render_card("red-7", height=192, seed=1)
+
+    def sides(q):  # the shorter over the longer of each pair of opposite sides
+        q = np.asarray(q, np.float64)
+        n = [np.linalg.norm(q[(k + 1) % 4] - q[k]) for k in range(4)]
+        return min(min(n[0], n[2]) / max(n[0], n[2]), min(n[1], n[3]) / max(n[1], n[3]))
+
+    plain, slanted = [], []
+    for seed in range(12):
+        for share, into in ((0.0, plain), (1.0, slanted)):
+            d = {}
+            synth_crop(np.random.default_rng(seed), art, cut_p=0.0, detail=d, keystone=share)
+            into.append(sides(d["card"]))
+    assert min(plain) > 0.85  # the slant jitter alone
+    assert max(slanted) <= 1 - 2 * KEYSTONE[0] + 0.1 and min(slanted) >= 1 - 2 * KEYSTONE[1] - 0.1
+    assert np.array_equal(synth_crop(np.random.default_rng(7), art),
+                          synth_crop(np.random.default_rng(7), art, keystone=0.0))
