@@ -1,0 +1,186 @@
+"""Cards held up beyond `models.held`'s ranges, one knob widened at a time, to find where the
+still-photo path breaks (`python -m models evaluate --only held` reads them within them).
+
+Kinds (each on top of `models.held.held_scene`, the same seed and cards as `--only held`):
+  small     the card at arm's length: the whole frame shrunk to 35-70% in a room
+  close     nearer than the frame: zoomed 1.3-1.8 times into the card (cut by the edges)
+  sideways  the card held landscape or at 45 degrees
+  tilt      leaning back: its far side narrowed 8-20% at each end
+  tilthard  leaning back further: 20-35% at each end (the far side 30-60% of the near one)
+  lowres    a 320x240 webcam, scaled up by the viewer
+  table     not held: the card lying on a table, photographed from a seat (the table's plane
+            seen at a slant, its far edge 40-75% as wide as its near one), 960x720
+  steep     `table`, the card itself leaning as in tilthard (a steep shot of a card lying
+            near the lens, no room, no fingers)
+
+Each real set is read by the classifier in `--folds` (a pattern with {set}: a fold that
+never saw that set), renders by `--models` (default: the shipped files).
+
+    python tools/held_stress.py tilthard,tilt --folds 'data/models/fRM3_{set}' --json OUT.json
+    python tools/held_stress.py tilthard --no-outline     # without vision.outline
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+KINDS = ("small", "close", "sideways", "tilt", "tilthard", "lowres", "table", "steep")
+SEED = 818181  # `models.evaluate.eval_held`'s
+
+
+def _art(rng: np.random.Generator, art: np.ndarray, kind: str) -> np.ndarray:
+    """The card itself leaned back (tilt, tilthard) or turned (sideways), on a transparent
+    canvas; other kinds: as it is."""
+    ah, aw = art.shape[:2]
+    if kind in ("tilt", "tilthard"):
+        t = rng.uniform(*((0.08, 0.2) if kind == "tilt" else (0.2, 0.35)))
+        src = np.float32([[0, 0], [aw, 0], [aw, ah], [0, ah]])
+        if rng.random() < 0.5:  # the top away from the lens
+            dst = np.float32([[aw * t, 0], [aw * (1 - t), 0], [aw, ah], [0, ah]])
+        else:  # one side away
+            dst = np.float32([[0, ah * t], [aw, 0], [aw, ah], [0, ah * (1 - t)]])
+        if rng.random() < 0.5:
+            dst = dst[[1, 0, 3, 2]] * [-1, 1] + [aw, 0]
+        m = cv2.getPerspectiveTransform(src, np.float32(dst))
+        return cv2.warpPerspective(art, m, (aw, ah), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    if kind == "sideways":
+        ang = float(rng.choice([90, -90, 45, -45, 135]) + rng.normal(0, 8))
+        d = int(np.hypot(ah, aw)) + 2
+        m = cv2.getRotationMatrix2D((aw / 2, ah / 2), ang, 1.0)
+        m[:, 2] += [(d - aw) / 2, (d - ah) / 2]
+        return cv2.warpAffine(art, m, (d, d), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    return art
+
+
+def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
+    """The whole frame shrunk into a room (small), zoomed into (close) or seen at 320x240."""
+    from models.held import room
+
+    h, w = img.shape[:2]
+    if kind == "small":
+        s = rng.uniform(0.35, 0.7)
+        out = room(rng, h, w).clip(0, 255).astype(np.uint8)
+        small = cv2.resize(img, (int(w * s), int(h * s)), interpolation=cv2.INTER_AREA)
+        y, x = int(rng.uniform(0, h - small.shape[0])), int(rng.uniform(0, w - small.shape[1]))
+        out[y:y + small.shape[0], x:x + small.shape[1]] = small
+        return out
+    if kind == "close":
+        s = rng.uniform(1.3, 1.8)
+        big = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_LINEAR)
+        y, x = int(rng.uniform(0, big.shape[0] - h)), int(rng.uniform(0, big.shape[1] - w))
+        return big[y:y + h, x:x + w]
+    if kind == "lowres":
+        return cv2.resize(cv2.resize(img, (320, 240), interpolation=cv2.INTER_AREA), (w, h))
+    return img
+
+
+def on_table(rng: np.random.Generator, art: np.ndarray, size=(960, 720)) -> np.ndarray:
+    """`art` (BGRA) lying on a procedural table at any turn, photographed from a seat: the
+    table's plane seen in perspective (its far part narrower and shorter), a phone's light,
+    soft focus, noise and JPEG. BGR."""
+    from models.scenes import make_table
+
+    w, h = size
+    m = int(0.5 * w)  # the plane beyond the frame that the slant brings into view
+    plane = make_table(rng, h + 2 * m, w + 2 * m).astype(np.float32)
+    ah, aw = art.shape[:2]
+    f = h * rng.uniform(0.3, 0.5) / ah
+    art = cv2.resize(art, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    ah, aw = art.shape[:2]
+    centre = np.float32([m + w / 2, m + h / 2]) + rng.uniform(-0.15, 0.15, 2) * [w, h]
+    rot = cv2.getRotationMatrix2D((aw / 2, ah / 2), rng.uniform(0, 360), 1.0)
+    rot[:, 2] += centre - [aw / 2, ah / 2]
+    warped = cv2.warpAffine(art, rot, plane.shape[1::-1], flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    a = warped[..., 3:4].astype(np.float32) / 255
+    plane = plane * (1 - a) + warped[..., :3] * a
+    t = rng.uniform(0.12, 0.3)  # the far edge's inset, each end
+    far = rng.uniform(0.15, 0.5) * h  # how much more of the table the top of the frame takes in
+    src = np.float32([[m - t * w, m - far], [m + w + t * w, m - far], [m + w, m + h], [m, m + h]])
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    img = cv2.warpPerspective(plane, cv2.getPerspectiveTransform(src, dst), (w, h), flags=cv2.INTER_AREA)
+    img *= np.float32(rng.uniform(0.85, 1.15, 3)) * rng.uniform(0.7, 1.1)
+    img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2))
+    img += rng.normal(0, 3, img.shape).astype(np.float32)
+    _, enc = cv2.imencode(".jpg", np.clip(img, 0, 255).astype(np.uint8),
+                          [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 92))])
+    return cv2.imdecode(enc, cv2.IMREAD_COLOR)
+
+
+def run(kind: str, folds: str | None, models: Path | None, outline: bool, renders: int,
+        save: Path | None) -> dict:
+    from tqdm import tqdm
+
+    from models.evaluate import _main_card, held_sources
+    from models.held import held_scene
+    from vision.recognizer import CardRecognizer
+
+    rng = np.random.default_rng(SEED)
+    sources = held_sources(rng, ["mit", "mit2", "classic"], renders)
+    recs: dict = {}
+
+    def reader(src: str):
+        folder = Path(folds.format(set=src)) if folds and src in ("mit", "mit2", "classic") else models
+        if folder not in recs:
+            recs[folder] = CardRecognizer.default(photos=True, folder=folder, tiles=True, outline=outline)
+        return recs[folder]
+
+    stats: dict = {}
+    for i, (src, card, art) in enumerate(tqdm(sources, desc=kind, unit="card")):
+        if kind in ("table", "steep"):
+            img = on_table(rng, art if kind == "table" else _art(rng, art, "tilthard"))
+        else:
+            img, _ = held_scene(rng, _art(rng, art, kind))
+            img = _frame(rng, img, kind)
+        d = _main_card(reader(src).recognize(img))
+        st = stats.setdefault(src, {"found": 0, "named": 0, "total": 0, "misses": Counter()})
+        st["found"] += d is not None
+        st["named"] += d is not None and d.card == card
+        st["total"] += 1
+        if d is None or d.card != card:
+            st["misses"][f"{card} -> {d.card if d else 'none'}"] += 1
+            if save is not None:
+                save.mkdir(parents=True, exist_ok=True)
+                cv2.imwrite(str(save / f"{kind}_{i:03d}_{src.replace(' ', '-')}_{card}_{d.card if d else 'none'}.jpg"), img)
+    return {src: {"found": f"{v['found']}/{v['total']}", "named": f"{v['named']}/{v['total']}",
+                  "misses": dict(v["misses"].most_common())} for src, v in stats.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kinds", help=f"comma-separated: {', '.join(KINDS)}")
+    ap.add_argument("--folds", help="the models folder for each real set, with {set} (mit, mit2, classic)")
+    ap.add_argument("--models", type=Path, help="the models folder for renders (default: shipped)")
+    ap.add_argument("--no-outline", action="store_true", help="read without vision.outline")
+    ap.add_argument("--renders", type=int, default=54, help="renders of each design (default 54)")
+    ap.add_argument("--save", type=Path, help="write each missed frame here")
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    args = ap.parse_args(argv)
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        ap.error(f"unknown kind(s) {', '.join(bad)}; choose from {', '.join(KINDS)}")
+    out = {}
+    for kind in kinds:
+        out[kind] = run(kind, args.folds, args.models, not args.no_outline, args.renders, args.save)
+        named = sum(int(v["named"].split("/")[0]) for v in out[kind].values())
+        total = sum(int(v["named"].split("/")[1]) for v in out[kind].values())
+        for src, v in out[kind].items():
+            print(f"{kind:9s} {src:16s} found {v['found']:>6s} named {v['named']:>6s}  {v['misses'] or ''}")
+        print(f"{kind:9s} {'all':16s} named {named}/{total}")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
