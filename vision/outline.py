@@ -117,7 +117,6 @@ def outline_quad(image: np.ndarray, quad) -> np.ndarray | None:
         "top": ((x0, y0), (x1, y0), (0, -1), H), "bottom": ((x0, y1), (x1, y1), (0, 1), H),
         "left": ((x0, y0), (x0, y1), (-1, 0), W), "right": ((x1, y0), (x1, y1), (1, 0), W),
     }
-    found = _corners(sides)
     for band in (np.linspace(-INWARD, OUTWARD, STEPS), np.linspace(-REFIT, REFIT, STEPS // 2)):
         lines, any_edge = {}, False
         for name, (p0, p1, n, span) in sides.items():
