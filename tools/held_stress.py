@@ -87,21 +87,15 @@ def on_table(rng: np.random.Generator, art: np.ndarray, size=(960, 720)) -> np.n
     """`art` (BGRA) lying on a procedural table at any turn, photographed from a seat: the
     table's plane seen in perspective (its far part narrower and shorter), a phone's light,
     soft focus, noise and JPEG. BGR."""
+    from models.evaluate import _paste
     from models.scenes import make_table
 
     w, h = size
     m = int(0.5 * w)  # the plane beyond the frame that the slant brings into view
     plane = make_table(rng, h + 2 * m, w + 2 * m).astype(np.float32)
-    ah, aw = art.shape[:2]
-    f = h * rng.uniform(0.3, 0.5) / ah
-    art = cv2.resize(art, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    ah, aw = art.shape[:2]
+    height = h * rng.uniform(0.3, 0.5)
     centre = np.float32([m + w / 2, m + h / 2]) + rng.uniform(-0.15, 0.15, 2) * [w, h]
-    rot = cv2.getRotationMatrix2D((aw / 2, ah / 2), rng.uniform(0, 360), 1.0)
-    rot[:, 2] += centre - [aw / 2, ah / 2]
-    warped = cv2.warpAffine(art, rot, plane.shape[1::-1], flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
-    a = warped[..., 3:4].astype(np.float32) / 255
-    plane = plane * (1 - a) + warped[..., :3] * a
+    _paste(plane, art, centre, rng.uniform(0, 360), height)
     t = rng.uniform(0.12, 0.3)  # the far edge's inset, each end
     far = rng.uniform(0.15, 0.5) * h  # how much more of the table the top of the frame takes in
     src = np.float32([[m - t * w, m - far], [m + w + t * w, m - far], [m + w, m + h], [m, m + h]])
