@@ -53,6 +53,12 @@ BOX_TURN = (8.0, 35.0)
 # each corner some 4%; such a card's rectangle box squeezed its face and the classifier
 # misread a fifth of them (models/README.md, twenty-seventh session).
 KEYSTONE = (0.08, 0.3)
+# how much of a card a frame's edge hides where the recognizer reads it as the whole card
+# grown past the edge, the part beyond filled from the edge (vision.recognizer's
+# `_complete_cut`, which grows by at most the visible length: half the card). A classifier
+# that had seen only the visible part stretched read such crops unsurely: 19 of the 30 cards
+# missed when a held card was zoomed into (models/README.md, twenty-eighth session).
+FRAME_CUT = (0.1, 0.5)
 
 CLASSIC_ITALIC = 0.7  # share of classic printings in training drawn with italic digits
 
@@ -162,6 +168,30 @@ def _cover(rng, img, dst, aw, ah, cover_art, share):
     return img * (1 - a) + warped[..., :3].astype(np.float32) * a, a[..., 0]
 
 
+def _beyond_the_frame(rng: np.random.Generator, img: np.ndarray, card: np.ndarray,
+                      ) -> tuple[np.ndarray, np.ndarray, float]:
+    """`img` cut by a frame's edge that hides FRAME_CUT of `card` (its corners), each pixel
+    beyond the edge given the edge's pixel nearest it, as a crop grown past an image's edge
+    is filled (`vision.crops.crop_from_quad`, BORDER_REPLICATE); and the edge: its unit
+    normal n (pointing out of the frame) and offset e (the frame is where x.n <= e). The edge
+    runs along a side of the card, mostly as a card held up square to the frame is, sometimes
+    aslant."""
+    side = int(rng.integers(4))
+    a, b = card[side], card[(side + 1) % 4]
+    out = np.array([b[1] - a[1], a[0] - b[0]], np.float64)  # outward: the corners run clockwise
+    turn = math.radians(rng.normal(0, 6) if rng.random() < 0.7 else rng.uniform(-45, 45))
+    c, s = math.cos(turn), math.sin(turn)
+    n = np.array([c * out[0] - s * out[1], s * out[0] + c * out[1]]) / max(np.linalg.norm(out), 1e-9)
+    along = card @ n
+    edge = along.max() - rng.uniform(*FRAME_CUT) * (along.max() - along.min())
+    H, W = img.shape[:2]
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
+    past = np.maximum(xs * n[0] + ys * n[1] - edge, 0).astype(np.float32)
+    out = cv2.remap(img, xs - past * np.float32(n[0]), ys - past * np.float32(n[1]),
+                    cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out, n, float(edge)
+
+
 def synth_crop(
     rng: np.random.Generator,
     art: np.ndarray,
@@ -174,6 +204,7 @@ def synth_crop(
     detail: dict | None = None,
     box_turn: float = 0.0,
     keystone: float = 0.0,
+    frame_cut: float = 0.0,
 ) -> np.ndarray:
     """One training crop from a card image (BGRA: a render, or a real card cut out): slant,
     light, blur, noise, JPEG, and a detector-like box jitter, partial occlusion and frame
@@ -182,12 +213,15 @@ def synth_crop(
     up to `cut_max` of the card off one side (the box is then the visible part); with
     probability `box_turn` the box is turned BOX_TURN degrees off the card, as the
     recognizer's turn search reads it; with probability `keystone` the card is seen at a
-    strong slant, its far side narrowed by KEYSTONE and the card foreshortened (both 0 draw
-    nothing more from `rng`). `detail`
+    strong slant, its far side narrowed by KEYSTONE and the card foreshortened; with
+    probability `frame_cut` the frame's edge hides FRAME_CUT of the card, the image beyond
+    it filled from the edge, and the box is the whole card (the three at 0 draw nothing more
+    from `rng`). `detail`
     (a dict) is filled with what the crop was cut from: `image` (the scene, BGR uint8),
     `card` (the card's true corners, clockwise from its top-left), `box` (the detector-like
-    box the crop was cut along) and `covered` (float mask, 1 where a card or finger lies over
-    it); the random draws are the same with it or without."""
+    box the crop was cut along), `covered` (float mask, 1 where a card or finger lies over
+    it) and `frame` (None, or the frame's edge: `_beyond_the_frame`'s normal and offset); the
+    random draws are the same with it or without."""
     # work at the size the camera saw the card: 50-170 px tall, like a webcam table frame
     # or a close-up shot scaled down by the crop
     th = rng.uniform(50, 170)
@@ -260,6 +294,9 @@ def synth_crop(
     if rng.random() < 0.7:
         ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
         img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    frame = None
+    if frame_cut > 0 and rng.random() < frame_cut:
+        img, *frame = _beyond_the_frame(rng, img, dst)
     # the detector's box: min-area rectangle of the card, jittered; sometimes cut by the frame
     (cx, cy), (rw, rh), ra = cv2.minAreaRect(dst)
     s = max(rw, rh)
@@ -279,7 +316,7 @@ def synth_crop(
         q[b] += (q[d] - q[b]) * k
         box = q
     if detail is not None:
-        detail.update(image=img, card=dst, box=np.asarray(box, np.float32), covered=covered)
+        detail.update(image=img, card=dst, box=np.asarray(box, np.float32), covered=covered, frame=frame)
     return crop_from_quad(img, box, flip=bool(rng.random() < 0.5))
 
 

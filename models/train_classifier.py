@@ -217,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keystone", type=share, default=0.0,
                     help="share of crops of a card seen at a strong slant, its far side narrowed "
                          "(models.crops.KEYSTONE), cut along its rectangle box as the detector boxes it")
+    ap.add_argument("--frame-cut", type=share, default=0.0,
+                    help="share of crops of a card the frame's edge hides 10-50%% of, the box the whole "
+                         "card grown past the edge as the recognizer reads it (models.crops.FRAME_CUT)")
     ap.add_argument("--mirror", type=share, default=0.0,
                     help="share of crops mirrored left to right, named as the card printed (a laptop "
                          "camera's selfie view saves a card held up to it so)")
@@ -331,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
             n_real = int(round(args.batch * args.real_share)) if real_cards else 0
             idx = erng.integers(len(bank), size=args.batch - n_extra - n_real)
             crops = [synth_crop(erng, bank[i][1], textures, covers, args.cover_p, args.cover_max,
-                                 args.cut_p, args.cut_max, box_turn=args.box_turn, keystone=args.keystone)
+                                 args.cut_p, args.cut_max, box_turn=args.box_turn, keystone=args.keystone,
+                                 frame_cut=args.frame_cut)
                      for i in idx]
             labels = [bank[i][0] for i in idx]
             for i in erng.integers(len(real_cards), size=n_real):
@@ -339,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
                 if erng.random() < 0.5:
                     img = recolour(img, rc.card.split("-")[0], erng)
                 crops.append(synth_crop(erng, img, textures, covers, args.cover_p, args.cover_max,
-                                        args.cut_p, args.cut_max, box_turn=args.box_turn, keystone=args.keystone))
+                                        args.cut_p, args.cut_max, box_turn=args.box_turn, keystone=args.keystone,
+                                        frame_cut=args.frame_cut))
                 labels.append(ci)
             if args.mirror > 0:  # a selfie view's card, named as printed (0 draws nothing)
                 crops = [np.ascontiguousarray(c[:, ::-1]) if erng.random() < args.mirror else c for c in crops]

@@ -124,3 +124,33 @@ def test_a_keystoned_card_is_seen_at_a_strong_slant_and_zero_draws_nothing_more(
     assert max(slanted) <= 1 - 2 * KEYSTONE[0] + 0.1 and min(slanted) >= 1 - 2 * KEYSTONE[1] - 0.1
     assert np.array_equal(synth_crop(np.random.default_rng(7), art),
                           synth_crop(np.random.default_rng(7), art, keystone=0.0))
+
+
+def test_a_frame_edge_hides_part_of_the_card_filled_from_the_edge_and_zero_draws_nothing_more():
+    from models.crops import FRAME_CUT
+
+    art = render_card("red-7", height=192, seed=1)
+    for seed in range(8):
+        d = {}
+        synth_crop(np.random.default_rng(seed), art, cut_p=0.0, detail=d, frame_cut=1.0)
+        n, edge = d["frame"]
+        card, img = d["card"].astype(np.float64), d["image"].astype(np.float32)
+        along = card @ n
+        hidden = (along.max() - edge) / (along.max() - along.min())
+        assert FRAME_CUT[0] - 1e-6 <= hidden <= FRAME_CUT[1] + 1e-6
+        # beyond the edge, each pixel is the edge's pixel nearest it: constant along n
+        centre = card.mean(axis=0)
+        base = centre + (edge - centre @ n) * n  # on the edge, in line with the card's centre
+        at_edge = img[int(round(base[1])), int(round(base[0]))]
+        for step in (4.0, 9.0):
+            p = base + step * n
+            if 0 <= p[0] < img.shape[1] - 1 and 0 <= p[1] < img.shape[0] - 1:
+                assert np.abs(img[int(round(p[1])), int(round(p[0]))] - at_edge).max() < 40
+        # the box is still the whole card, as the recognizer grows a cut box to one
+        box = d["box"].astype(np.float64)
+        assert (box @ n).max() > edge + 0.5 * (along.max() - edge)
+        d0 = {}
+        synth_crop(np.random.default_rng(seed), art, cut_p=0.0, detail=d0)
+        assert d0["frame"] is None
+    assert np.array_equal(synth_crop(np.random.default_rng(7), art),
+                          synth_crop(np.random.default_rng(7), art, frame_cut=0.0))
