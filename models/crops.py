@@ -55,9 +55,10 @@ BOX_TURN = (8.0, 35.0)
 KEYSTONE = (0.08, 0.3)
 # how much of a card a frame's edge hides where the recognizer reads it as the whole card
 # grown past the edge, the part beyond filled from the edge (vision.recognizer's
-# `_complete_cut`, which grows by at most the visible length: half the card). A classifier
-# that had seen only the visible part stretched read such crops unsurely: 19 of the 30 cards
-# missed when a held card was zoomed into (models/README.md, twenty-eighth session).
+# `_complete_cut`, which grows by at most the visible length: half the card). The shipped
+# classifier saw only the visible part stretched; trained on a fifth of such crops, the
+# cards of held-up photos zoomed into were named no better (337 of 367 either way,
+# models/README.md, twenty-eighth session), so the option stays off.
 FRAME_CUT = (0.1, 0.5)
 
 CLASSIC_ITALIC = 0.7  # share of classic printings in training drawn with italic digits
