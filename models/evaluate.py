@@ -653,7 +653,7 @@ def eval_far(rec, sets: list[str], seed: int = 838383, heights=(0.06, 0.09, 0.13
 
 def bad_frames(rng: np.random.Generator, size=(640, 480)) -> list[tuple[str, np.ndarray]]:
     """Frames with no face to read: black, dim noise, overexposed, a bare table, a table
-    with card backs only, a white sheet."""
+    with card backs only, a white sheet; the bare table and the backs again in a dim room."""
     from vision.render import render_back
 
     W, H = size
@@ -670,6 +670,9 @@ def bad_frames(rng: np.random.Generator, size=(640, 480)) -> list[tuple[str, np.
         _paste(img, back, rng.uniform([120, 120], [W - 120, H - 120]), rng.uniform(0, 360),
                rng.uniform(140, 220))
     frames.append(("backs_only", np.clip(img, 0, 255).astype(np.uint8)))
+    # the same in a dim room, the exposure held: a still photo this dark is read lifted
+    # (vision.recognizer.exposure_gain), and lifted it must still give no face
+    frames += [("dim_table", (frames[4][1] * 0.25).astype(np.uint8)), ("dim_backs", (img.clip(0, 255) * 0.25).astype(np.uint8))]
     return frames
 
 

@@ -27,7 +27,8 @@ def test_the_bad_frames_are_what_they_say():
     assert FRAMES["black"].max() == 0
     assert FRAMES["overexposed"].min() >= 200
     assert set(FRAMES) == {"black", "dark_noise", "overexposed", "white_sheet", "bare_table",
-                           "backs_only"}
+                           "backs_only", "dim_table", "dim_backs"}
+    assert FRAMES["dim_table"].max() < 0.3 * FRAMES["bare_table"].max() + 1
 
 
 def test_a_tiny_or_flat_image_reads_as_nothing(rec):

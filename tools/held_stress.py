@@ -8,6 +8,12 @@ Kinds (each on top of `models.held.held_scene`, the same seed and cards as `--on
   tilt      leaning back: its far side narrowed 8-20% at each end
   tilthard  leaning back further: 20-35% at each end (the far side 30-60% of the near one)
   lowres    a 320x240 webcam, scaled up by the viewer
+  shake     the hand or the laptop shakes: a straight smear of 10-25 px across the frame
+  dim       a dim room: a tenth to a quarter of the light, the webcam's auto-exposure gaining
+            it back up (to 60-90%) with the sensor's noise, heavy JPEG
+  dark      the same room with the exposure held (no gain): the frame 20-45% as bright
+  warm      a bulb's light the webcam's white balance left warm: blue at 45-65% of red, green at 70-85%
+  cool      a cold daylight left blue: red at 60-80% of blue, green at 80-95%
   table     not held: the card lying on a table, photographed from a seat (the table's plane
             seen at a slant, its far edge 40-75% as wide as its near one), 960x720
   steep     `table`, the card itself leaning as in tilthard (a steep shot of a card lying
@@ -18,6 +24,7 @@ never saw that set), renders by `--models` (default: the shipped files).
 
     python tools/held_stress.py tilthard,tilt --folds 'data/models/fRM3_{set}' --json OUT.json
     python tools/held_stress.py tilthard --no-outline     # without vision.outline
+    python tools/held_stress.py dark --no-relight         # dark photos read as they are
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-KINDS = ("small", "close", "sideways", "tilt", "tilthard", "lowres", "table", "steep")
+KINDS = ("small", "close", "sideways", "tilt", "tilthard", "lowres", "shake", "dim", "dark", "warm", "cool", "table", "steep")
 SEED = 818181  # `models.evaluate.eval_held`'s
 
 
@@ -62,7 +69,9 @@ def _art(rng: np.random.Generator, art: np.ndarray, kind: str) -> np.ndarray:
 
 
 def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
-    """The whole frame shrunk into a room (small), zoomed into (close) or seen at 320x240."""
+    """The whole frame shrunk into a room (small), zoomed into (close), seen at 320x240
+    (lowres), smeared (shake), in a dim room (dim), underexposed (dark) or under a light the
+    white balance left warm or cool."""
     from models.held import room
 
     h, w = img.shape[:2]
@@ -80,6 +89,26 @@ def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
         return big[y:y + h, x:x + w]
     if kind == "lowres":
         return cv2.resize(cv2.resize(img, (320, 240), interpolation=cv2.INTER_AREA), (w, h))
+    if kind == "shake":  # as `models.held.held_scene`'s smear, longer
+        k = int(rng.integers(10, 26))
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2] = 1 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        return cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    if kind in ("warm", "cool"):
+        b, g = rng.uniform(0.45, 0.65), rng.uniform(0.7, 0.85)
+        gains = [b, g, 1.0] if kind == "warm" else [1.0, rng.uniform(0.8, 0.95), rng.uniform(0.6, 0.8)]
+        return np.clip(img.astype(np.float32) * np.float32(gains), 0, 255).astype(np.uint8)
+    if kind in ("dim", "dark"):
+        light = rng.uniform(0.1, 0.25) if kind == "dim" else rng.uniform(0.2, 0.45)
+        out = img.astype(np.float32) * light
+        out += rng.normal(0, rng.uniform(1.5, 3.0), out.shape).astype(np.float32)
+        if kind == "dim":  # the auto-exposure's gain, the noise with it
+            out *= rng.uniform(0.6, 0.9) / light
+        _, enc = cv2.imencode(".jpg", np.clip(out, 0, 255).astype(np.uint8),
+                              [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 60))])
+        return cv2.imdecode(enc, cv2.IMREAD_COLOR)
     return img
 
 
@@ -110,7 +139,7 @@ def on_table(rng: np.random.Generator, art: np.ndarray, size=(960, 720)) -> np.n
 
 
 def run(kind: str, folds: str | None, models: Path | None, outline: bool, renders: int,
-        save: Path | None) -> dict:
+        save: Path | None, relight: bool = True) -> dict:
     from tqdm import tqdm
 
     from models.evaluate import _main_card, held_sources
@@ -124,7 +153,8 @@ def run(kind: str, folds: str | None, models: Path | None, outline: bool, render
     def reader(src: str):
         folder = Path(folds.format(set=src)) if folds and src in ("mit", "mit2", "classic") else models
         if folder not in recs:
-            recs[folder] = CardRecognizer.default(photos=True, folder=folder, tiles=True, outline=outline)
+            recs[folder] = CardRecognizer.default(photos=True, folder=folder, tiles=True, outline=outline,
+                                                  relight=relight)
         return recs[folder]
 
     stats: dict = {}
@@ -155,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", help="the models folder for each real set, with {set} (mit, mit2, classic)")
     ap.add_argument("--models", type=Path, help="the models folder for renders (default: shipped)")
     ap.add_argument("--no-outline", action="store_true", help="read without vision.outline")
+    ap.add_argument("--no-relight", action="store_true", help="read dark or tinted photos as they are")
     ap.add_argument("--renders", type=int, default=54, help="renders of each design (default 54)")
     ap.add_argument("--save", type=Path, help="write each missed frame here")
     ap.add_argument("--json", type=Path, help="write the figures here")
@@ -165,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown kind(s) {', '.join(bad)}; choose from {', '.join(KINDS)}")
     out = {}
     for kind in kinds:
-        out[kind] = run(kind, args.folds, args.models, not args.no_outline, args.renders, args.save)
+        out[kind] = run(kind, args.folds, args.models, not args.no_outline, args.renders, args.save,
+                        not args.no_relight)
         named = sum(int(v["named"].split("/")[0]) for v in out[kind].values())
         total = sum(int(v["named"].split("/")[1]) for v in out[kind].values())
         for src, v in out[kind].items():

@@ -137,6 +137,7 @@ def cmd_detect(args) -> int:
             cards = [
                 {"card": d.card, "confidence": round(float(d.confidence), 4),
                  "box": [round(float(v), 1) for v in d.box]} | ({"mirrored": True} if d.mirrored else {})
+                | ({"relit": list(d.relit)} if d.relit is not None else {})
                 for d in dets
             ]
             print(json.dumps({"image": name, "cards": cards}), flush=True)
@@ -146,6 +147,8 @@ def cmd_detect(args) -> int:
             for d in dets:
                 box = ", ".join(f"{v:.0f}" for v in d.box)
                 seen = "  (read mirrored: a selfie view)" if d.mirrored else ""
+                if d.relit is not None:
+                    seen += "  (a dark or tinted photo: read relit, B/G/R x" + "/".join(f"{g:.1f}" for g in d.relit) + ")"
                 if d.confidence < unsure_below:
                     seen += "  (unsure: the table would not take this reading)"
                 print(f"{name:<40} {d.card:<16} {d.confidence:5.2f}  [{box}]{seen}")

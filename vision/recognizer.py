@@ -219,6 +219,71 @@ OUTLINE_APART = 0.05
 # and that reading kept only where it is at least this sure: the outline found in a fanned
 # hand whose other cards the detector did not box read `green-1` 0.53, a face made up
 OUTLINE_SURE = 0.8
+# A still photo taken in a dim room with its exposure held (a webcam at its longest
+# exposure, a phone locked on a lamp) is dark all over, and the detector, which learnt
+# exposures of some 0.6-1.4, boxed no card in 33 of 367 held-up cards at a fifth to under
+# half the light (`tools/held_stress.py dark`). A camera's own answer is gain: where the
+# brightest EXPOSE_SHARE of a photo (its card's white, in a dim room) lies under
+# EXPOSE_BELOW, the photo is lifted so that it lies at EXPOSE_TO, by at most EXPOSE_MOST:
+# lifted further, its noise and JPEG blocks were boxed as corners and read wrong
+# (models/eval/issue13/s28/lift_cap.py). One under EXPOSE_BLACK is black: nothing to lift
+# but noise.
+EXPOSE_BELOW = 128
+EXPOSE_TO = 220
+EXPOSE_MOST = 3.0
+EXPOSE_BLACK = 16
+EXPOSE_SHARE = 0.01
+
+
+# A still photo under a bulb that the camera's white balance left warm (blue at half of red)
+# is orange all over, and the detector boxed no card in 17 of 367 held-up cards so
+# (`tools/held_stress.py warm`). A camera's answer is white balance: the photo's white
+# (`vision.crops.white_reference`: its bright, least coloured pixels, a card's border, a lit
+# wall) made neutral, each channel lifted by at most BALANCE_MOST, where its channels differ
+# by BALANCE_FROM or more and its tint is a light's (WHOLE_IMAGE_TINT: a purple cloth is no
+# light's white).
+BALANCE_FROM = 1.3
+BALANCE_MOST = 2.5
+# Both are a second reading, not the first: a photo's brightest pixels are often a coloured
+# wall, not a white (173 of 367 held-up photos with a card at arm's length and no cast
+# measured a cast of 1.3 or more, and balanced every time, three green cards read blue), and
+# a dim photo the webcam already gained is noisy (lifted every time, two of its cards read
+# wrong that were read right). So a photo is read relit only where its faces are all read
+# under RELIGHT_BELOW as it is, and that reading kept where its surest face is
+# RELIGHT_MARGIN surer (as `mirror` does).
+RELIGHT_BELOW = 0.9
+RELIGHT_MARGIN = 0.3
+
+
+def _sample(image: np.ndarray) -> np.ndarray:
+    """`image` sampled on a grid some 320 points across: a 12-megapixel photo's light is
+    measured at what a webcam frame's costs."""
+    step = max(1, max(image.shape[:2]) // 320)
+    return image[::step, ::step]
+
+
+def exposure_gain(image: np.ndarray) -> float:
+    """How much a dark still photo is lifted before it is read (1.0: not at all): its bright
+    level is the EXPOSE_SHARE-brightest value of its brightest channel (`_sample`)."""
+    bright = _sample(image).max(axis=2).ravel()
+    above = np.cumsum(np.bincount(bright, minlength=256)[::-1])  # pixels at each level or over
+    level = 255 - int(np.searchsorted(above, EXPOSE_SHARE * bright.size))
+    if level >= EXPOSE_BELOW or level < EXPOSE_BLACK:
+        return 1.0
+    return min(EXPOSE_MOST, EXPOSE_TO / level)
+
+
+def white_balance(image: np.ndarray) -> np.ndarray:
+    """The gains (B, G, R; float32, each at least 1) that make a still photo's white neutral,
+    or ones where its cast is slight or not a light's (BALANCE_FROM, WHOLE_IMAGE_TINT)."""
+    from vision.crops import white_reference, white_tint
+
+    white = np.maximum(white_reference(_sample(image)), 1.0)
+    if white.max() / white.min() < BALANCE_FROM or abs(white_tint(white)) > WHOLE_IMAGE_TINT:
+        return np.ones(3, np.float32)
+    return np.minimum(white.max() / white, BALANCE_MOST).astype(np.float32)
+
+
 
 
 def _surest_face(found: list[CardDetection]) -> float:
@@ -648,7 +713,10 @@ class CardRecognizer:
     (`_turn_unsure`; None: as card_search); mirror: a photo whose faces are all read
     unsurely read again mirrored, as a selfie view saves it (MIRROR_BELOW); outline: a box
     read unsurely read again along the card's own four corners (`_outline_unsure`: a card
-    seen at a slant is a trapezoid its rectangle squeezes)."""
+    seen at a slant is a trapezoid its rectangle squeezes); relight: a photo whose faces are
+    all read unsurely read again lifted where it is dark (`exposure_gain`) and white balanced
+    where its light is tinted (`white_balance`), as a camera's gain and white balance would
+    (RELIGHT_BELOW)."""
 
     def __init__(
         self,
@@ -671,6 +739,7 @@ class CardRecognizer:
         turn_search: bool | None = None,
         mirror: bool = False,
         outline: bool = False,
+        relight: bool = False,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -689,6 +758,7 @@ class CardRecognizer:
         self.turn_search = card_search if turn_search is None else turn_search
         self.mirror = mirror
         self.outline = outline
+        self.relight = relight
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -751,8 +821,9 @@ class CardRecognizer:
         photos' detector (PHOTO_DETECTOR_FILE) where there is one, and boxes cut by the
         image's edge read as whole cards (`complete_cut`), fanned hands walked by their
         corner indices (`fans`) and, where no card is found, the photo read as one card
-        filling it (`whole_image`), one read unsurely read again mirrored (`mirror`), and a
-        box read unsurely read again in the card's own outline (`outline`).
+        filling it (`whole_image`), one read unsurely read again mirrored (`mirror`), a
+        box read unsurely read again in the card's own outline (`outline`), and a dark or tinted
+        photo read unsurely read again relit (`relight`).
         The one place that ties them."""
         kwargs.setdefault("complete_cut", photos)
         kwargs.setdefault("fans", photos)
@@ -764,6 +835,7 @@ class CardRecognizer:
         kwargs.setdefault("card_search", not photos)
         kwargs.setdefault("mirror", photos)
         kwargs.setdefault("outline", photos)
+        kwargs.setdefault("relight", photos)
         # a folder of models made before the corner reader: the shipped one beside them
         corner_home = folder if folder is None or (Path(folder) / CORNER_FILE).is_file() else PACKAGE_MODELS
         kwargs.setdefault("corner_path", model_path(CORNER_FILE, folder=corner_home))
@@ -1361,6 +1433,28 @@ class CardRecognizer:
             raise ValueError(f"recognize() needs an HxWx3 BGR image, got shape {image.shape}")
         if image.dtype != np.uint8:
             raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
+        found, timings = self._recognize_either_way(image, own)
+        surest = _surest_face(found)
+        if not self.relight or surest >= RELIGHT_BELOW:
+            return found, timings
+        t0 = time.perf_counter()
+        gains = np.full(3, exposure_gain(image), np.float32)
+        # a deck's classifier tells its enrolment light by each crop's white (`_cls_white`):
+        # balanced away, that light would be lost; lifted, its colour stays
+        if not self._cls_white:
+            gains *= white_balance(image)
+        if (gains > 1.0).any():
+            seen, _ = self._recognize_either_way(cv2.transform(image, np.diag(gains)), own)
+            if _surest_face(seen) >= surest + RELIGHT_MARGIN:
+                said = tuple(round(float(g), 2) for g in gains)
+                found = [replace(d, relit=said) for d in seen]
+        timings["relight"] = (time.perf_counter() - t0) * 1e3
+        timings["total"] = timings.get("total", 0.0) + timings["relight"]
+        return found, timings
+
+    def _recognize_either_way(self, image: np.ndarray, own) -> tuple[list[CardDetection], dict[str, float]]:
+        """`_recognize_once`, and where `mirror` is on and its faces are read unsurely, again
+        mirrored, that reading kept if it is MIRROR_MARGIN surer."""
         found, timings = self._recognize_once(image, own)
         if not self.mirror:
             return found, timings

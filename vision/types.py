@@ -17,6 +17,9 @@ class CardDetection:
           (up to three; empty when the backend gives only its answer).
     mirrored: read from the image mirrored left to right (a still photo saved in a selfie
           view, its digits backwards); box and quad are in the image as given.
+    relit: the gains (B, G, R) a dark or tinted still photo was read with, lifted
+          (`vision.recognizer.exposure_gain`) or white balanced (`white_balance`); None: read
+          as it was.
     """
 
     card: str
@@ -26,6 +29,7 @@ class CardDetection:
     detector_confidence: float | None = None
     candidates: tuple[tuple[str, float], ...] = ()
     mirrored: bool = False
+    relit: tuple[float, float, float] | None = None
 
     def to_json(self) -> dict:
         out = {
@@ -39,6 +43,8 @@ class CardDetection:
             out["candidates"] = [[c, round(float(p), 4)] for c, p in self.candidates]
         if self.mirrored:
             out["mirrored"] = True
+        if self.relit is not None:
+            out["relit"] = [round(float(g), 2) for g in self.relit]
         return out
 
 
