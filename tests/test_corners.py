@@ -106,7 +106,7 @@ def test_a_training_crop_is_the_same_with_its_detail_asked_for_or_not():
     detail: dict = {}
     told = synth_crop(np.random.default_rng(5), art, None, covers, 1.0, 0.7, detail=detail)
     assert (plain == told).all()
-    assert set(detail) == {"image", "card", "box", "covered"}
+    assert set(detail) == {"image", "card", "box", "covered", "frame"}
     assert 0.1 < detail["covered"].mean() < 0.9  # a card lies over part of the scene
 
 

@@ -221,7 +221,7 @@ OUTLINE_APART = 0.05
 OUTLINE_SURE = 0.8
 # A still photo taken in a dim room with its exposure held (a webcam at its longest
 # exposure, a phone locked on a lamp) is dark all over, and the detector, which learnt
-# exposures of some 0.6-1.4, boxed no card in 33 of 367 held-up cards at a fifth to under
+# exposures of some 0.6-1.4, boxed no card in 30 of 367 held-up cards at a fifth to under
 # half the light (`tools/held_stress.py dark`). A camera's own answer is gain: where the
 # brightest EXPOSE_SHARE of a photo (its card's white, in a dim room) lies under
 # EXPOSE_BELOW, the photo is lifted so that it lies at EXPOSE_TO, by at most EXPOSE_MOST:
