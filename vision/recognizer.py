@@ -284,8 +284,6 @@ def white_balance(image: np.ndarray) -> np.ndarray:
     return np.minimum(white.max() / white, BALANCE_MOST).astype(np.float32)
 
 
-
-
 def _surest_face(found: list[CardDetection]) -> float:
     """The highest confidence of a face (not a back) among `found`; 0 where there is none."""
     return max((d.confidence for d in found if d.card != "back"), default=0.0)
@@ -822,8 +820,8 @@ class CardRecognizer:
         image's edge read as whole cards (`complete_cut`), fanned hands walked by their
         corner indices (`fans`) and, where no card is found, the photo read as one card
         filling it (`whole_image`), one read unsurely read again mirrored (`mirror`), a
-        box read unsurely read again in the card's own outline (`outline`), and a dark or tinted
-        photo read unsurely read again relit (`relight`).
+        box read unsurely read again in the card's own outline (`outline`), and a photo
+        read unsurely read again relit, lifted and white balanced (`relight`).
         The one place that ties them."""
         kwargs.setdefault("complete_cut", photos)
         kwargs.setdefault("fans", photos)

@@ -14,6 +14,7 @@ import numpy as np
 root = Path(__file__).resolve().parents[4]
 sys.path[:0] = [str(root), str(root / "tools")]
 import held_stress as hs  # noqa: E402
+
 from models.evaluate import held_sources  # noqa: E402
 from models.held import held_scene  # noqa: E402
 from vision.crops import white_reference  # noqa: E402
