@@ -14,6 +14,7 @@ Kinds (each on top of `models.held.held_scene`, the same seed and cards as `--on
   dark      the same room with the exposure held (no gain): the frame 20-45% as bright
   warm      a bulb's light the webcam's white balance left warm: blue at 45-65% of red, green at 70-85%
   cool      a cold daylight left blue: red at 60-80% of blue, green at 80-95%
+  glare     a lamp's glare across the card, always and strong: a soft band burnt 50-90% white
   table     not held: the card lying on a table, photographed from a seat (the table's plane
             seen at a slant, its far edge 40-75% as wide as its near one), 960x720
   steep     `table`, the card itself leaning as in tilthard (a steep shot of a card lying
@@ -40,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-KINDS = ("small", "close", "sideways", "tilt", "tilthard", "lowres", "shake", "dim", "dark", "warm", "cool", "table", "steep")
+KINDS = ("small", "close", "sideways", "tilt", "tilthard", "lowres", "shake", "dim", "dark", "warm", "cool", "glare", "table", "steep")
 SEED = 818181  # `models.evaluate.eval_held`'s
 
 
@@ -70,8 +71,8 @@ def _art(rng: np.random.Generator, art: np.ndarray, kind: str) -> np.ndarray:
 
 def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
     """The whole frame shrunk into a room (small), zoomed into (close), seen at 320x240
-    (lowres), smeared (shake), in a dim room (dim), underexposed (dark) or under a light the
-    white balance left warm or cool."""
+    (lowres), smeared (shake), in a dim room (dim), underexposed (dark), under a light the
+    white balance left warm or cool, or crossed by a lamp's glare (glare)."""
     from models.held import room
 
     h, w = img.shape[:2]
@@ -96,6 +97,15 @@ def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
         kernel = cv2.warpAffine(kernel, rot, (k, k))
         return cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    if kind == "glare":  # as `models.held.held_scene`'s, across the middle, stronger
+        h, w = img.shape[:2]
+        band = np.zeros((h, w), np.float32)
+        p = np.float32([w, h]) * rng.uniform(0.35, 0.65, 2)
+        t = rng.uniform(0, np.pi)
+        d = np.float32([np.cos(t), np.sin(t)]) * w
+        cv2.line(band, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(h * rng.uniform(0.1, 0.3)))
+        band = cv2.GaussianBlur(band, (0, 0), h * 0.05)[..., None] * rng.uniform(0.5, 0.9)
+        return np.clip(img * (1 - band) + 255 * band, 0, 255).astype(np.uint8)
     if kind in ("warm", "cool"):
         b, g = rng.uniform(0.45, 0.65), rng.uniform(0.7, 0.85)
         gains = [b, g, 1.0] if kind == "warm" else [1.0, rng.uniform(0.8, 0.95), rng.uniform(0.6, 0.8)]
