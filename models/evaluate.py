@@ -672,7 +672,8 @@ def bad_frames(rng: np.random.Generator, size=(640, 480)) -> list[tuple[str, np.
     frames.append(("backs_only", np.clip(img, 0, 255).astype(np.uint8)))
     # the same in a dim room, the exposure held: a still photo this dark is read lifted
     # (vision.recognizer.exposure_gain), and lifted it must still give no face
-    frames += [("dim_table", (frames[4][1] * 0.25).astype(np.uint8)), ("dim_backs", (img.clip(0, 255) * 0.25).astype(np.uint8))]
+    frames += [("dim_table", (dict(frames)["bare_table"] * 0.25).astype(np.uint8)),
+               ("dim_backs", (dict(frames)["backs_only"] * 0.25).astype(np.uint8))]
     return frames
 
 

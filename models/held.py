@@ -36,6 +36,16 @@ def room(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
     return cv2.GaussianBlur(img, (0, 0), rng.uniform(2, 6))
 
 
+def smear(img: np.ndarray, length: int, degrees: float) -> np.ndarray:
+    """`img` smeared along a straight line `length` pixels long at `degrees`, as a hand's
+    shake smears a photo."""
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2] = 1 / length
+    rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), degrees, 1.0)
+    kernel = cv2.warpAffine(kernel, rot, (length, length))
+    return cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+
+
 def held_scene(rng: np.random.Generator, art: np.ndarray, size=(640, 480)) -> tuple[np.ndarray, np.ndarray]:
     """`art` (a card, BGRA) held up before the room (`room`): 45-100% of the frame's height
     (so sometimes cut by its edge), turned up to about 25 degrees, leaning, fingers over an
@@ -81,12 +91,7 @@ def held_scene(rng: np.random.Generator, art: np.ndarray, size=(640, 480)) -> tu
     if rng.random() < 0.25:  # a window behind: the room burns out and the card goes dark
         img = np.where(alpha > 0.5, img * rng.uniform(0.45, 0.7), np.minimum(255, img * 0.4 + 160))
     if rng.random() < 0.3:  # the hand shakes: a straight smear
-        k = int(rng.integers(5, 14))
-        kernel = np.zeros((k, k), np.float32)
-        kernel[k // 2] = 1 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        kernel = cv2.warpAffine(kernel, rot, (k, k))
-        img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+        img = smear(img, int(rng.integers(5, 14)), rng.uniform(0, 180))
     # the webcam: its white balance and exposure, soft focus, sensor noise, JPEG
     img *= np.float32(rng.uniform(0.85, 1.15, 3)) * rng.uniform(0.6, 1.2)
     img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))

@@ -73,7 +73,7 @@ def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
     """The whole frame shrunk into a room (small), zoomed into (close), seen at 320x240
     (lowres), smeared (shake), in a dim room (dim), underexposed (dark), under a light the
     white balance left warm or cool, or crossed by a lamp's glare (glare)."""
-    from models.held import room
+    from models.held import room, smear
 
     h, w = img.shape[:2]
     if kind == "small":
@@ -91,12 +91,7 @@ def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
     if kind == "lowres":
         return cv2.resize(cv2.resize(img, (320, 240), interpolation=cv2.INTER_AREA), (w, h))
     if kind == "shake":  # as `models.held.held_scene`'s smear, longer
-        k = int(rng.integers(10, 26))
-        kernel = np.zeros((k, k), np.float32)
-        kernel[k // 2] = 1 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        kernel = cv2.warpAffine(kernel, rot, (k, k))
-        return cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+        return smear(img, int(rng.integers(10, 26)), rng.uniform(0, 180))
     if kind == "glare":  # as `models.held.held_scene`'s, across the middle, stronger
         h, w = img.shape[:2]
         band = np.zeros((h, w), np.float32)
@@ -107,8 +102,10 @@ def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
         band = cv2.GaussianBlur(band, (0, 0), h * 0.05)[..., None] * rng.uniform(0.5, 0.9)
         return np.clip(img * (1 - band) + 255 * band, 0, 255).astype(np.uint8)
     if kind in ("warm", "cool"):
-        b, g = rng.uniform(0.45, 0.65), rng.uniform(0.7, 0.85)
-        gains = [b, g, 1.0] if kind == "warm" else [1.0, rng.uniform(0.8, 0.95), rng.uniform(0.6, 0.8)]
+        if kind == "warm":
+            gains = [rng.uniform(0.45, 0.65), rng.uniform(0.7, 0.85), 1.0]
+        else:
+            gains = [1.0, rng.uniform(0.8, 0.95), rng.uniform(0.6, 0.8)]
         return np.clip(img.astype(np.float32) * np.float32(gains), 0, 255).astype(np.uint8)
     if kind in ("dim", "dark"):
         light = rng.uniform(0.1, 0.25) if kind == "dim" else rng.uniform(0.2, 0.45)

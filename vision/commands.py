@@ -134,12 +134,8 @@ def cmd_detect(args) -> int:
             continue
         dets = detector.detect(image)
         if args.json:
-            cards = [
-                {"card": d.card, "confidence": round(float(d.confidence), 4),
-                 "box": [round(float(v), 1) for v in d.box]} | ({"mirrored": True} if d.mirrored else {})
-                | ({"relit": list(d.relit)} if d.relit is not None else {})
-                for d in dets
-            ]
+            # a card's own JSON, less its corners and candidates (`detect`'s one line stays short)
+            cards = [{k: v for k, v in d.to_json().items() if k not in ("quad", "candidates")} for d in dets]
             print(json.dumps({"image": name, "cards": cards}), flush=True)
         else:
             if not dets:
