@@ -154,3 +154,27 @@ def test_a_frame_edge_hides_part_of_the_card_filled_from_the_edge_and_zero_draws
         assert d0["frame"] is None
     assert np.array_equal(synth_crop(np.random.default_rng(7), art),
                           synth_crop(np.random.default_rng(7), art, frame_cut=0.0))
+
+
+def test_a_lamps_glare_is_a_band_across_the_card_and_zero_draws_nothing_more():
+    from models.crops import GLARE_STRENGTH, GLARE_WIDTH, _glare_band
+
+    card = np.float32([[60, 40], [116, 40], [116, 127], [60, 127]])  # 56 x 87, upright
+    h = 87.0
+    for seed in range(12):
+        band = _glare_band(np.random.default_rng(seed), card, h, (170, 180))[..., 0]
+        assert band.shape == (170, 180) and band.dtype == np.float32
+        peak = float(band.max())
+        assert GLARE_STRENGTH[0] * 0.99 <= peak <= GLARE_STRENGTH[1]
+        # it crosses the card: some of the card burnt at least half the peak
+        inside = band[40:127, 60:116]
+        assert (inside >= 0.5 * peak).mean() > 0.05
+        # a band, not a wash: somewhere in the image it has faded to a tenth; no wider than
+        # its widest, so at most that share of the card lies under its flat top
+        assert band.min() < 0.1 * peak
+        assert (inside >= 0.9 * peak).mean() < GLARE_WIDTH[1] * 1.6
+    art = render_card("green-8", height=192, seed=2)
+    assert np.array_equal(synth_crop(np.random.default_rng(7), art),
+                          synth_crop(np.random.default_rng(7), art, glare_band=0.0))
+    lit = [synth_crop(np.random.default_rng(s), art, glare_band=1.0) for s in range(6)]
+    assert all(c.shape == (CROP_H, CROP_W, 3) for c in lit)

@@ -26,6 +26,7 @@ never saw that set), renders by `--models` (default: the shipped files).
     python tools/held_stress.py tilthard,tilt --folds 'data/models/fRM3_{set}' --json OUT.json
     python tools/held_stress.py tilthard --no-outline     # without vision.outline
     python tools/held_stress.py dark --no-relight         # dark photos read as they are
+    python tools/held_stress.py glare --seed 2            # other cards, other frames
 """
 
 from __future__ import annotations
@@ -146,14 +147,14 @@ def on_table(rng: np.random.Generator, art: np.ndarray, size=(960, 720)) -> np.n
 
 
 def run(kind: str, folds: str | None, models: Path | None, outline: bool, renders: int,
-        save: Path | None, relight: bool = True) -> dict:
+        save: Path | None, relight: bool = True, seed: int = SEED) -> dict:
     from tqdm import tqdm
 
     from models.evaluate import _main_card, held_sources
     from models.held import held_scene
     from vision.recognizer import CardRecognizer
 
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(seed)
     sources = held_sources(rng, ["mit", "mit2", "classic"], renders)
     recs: dict = {}
 
@@ -194,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-outline", action="store_true", help="read without vision.outline")
     ap.add_argument("--no-relight", action="store_true", help="read dark or tinted photos as they are")
     ap.add_argument("--renders", type=int, default=54, help="renders of each design (default 54)")
+    ap.add_argument("--seed", type=int, default=SEED,
+                    help=f"the cards' and frames' draws (default {SEED}, `--only held`'s; another seed "
+                         "draws other cards and frames: a second sample of the same kind)")
     ap.add_argument("--save", type=Path, help="write each missed frame here")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
@@ -204,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     out = {}
     for kind in kinds:
         out[kind] = run(kind, args.folds, args.models, not args.no_outline, args.renders, args.save,
-                        not args.no_relight)
+                        not args.no_relight, args.seed)
         named = sum(int(v["named"].split("/")[0]) for v in out[kind].values())
         total = sum(int(v["named"].split("/")[1]) for v in out[kind].values())
         for src, v in out[kind].items():
