@@ -50,7 +50,7 @@ def photos():
 
 @pytest.fixture(scope="module")
 def as_they_are():
-    return CardRecognizer.default(photos=True, relight=False)
+    return CardRecognizer.default(photos=True, relight=False, soften=False)
 
 
 def test_only_a_dark_photo_is_lifted_and_a_black_one_is_not():

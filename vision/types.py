@@ -20,6 +20,8 @@ class CardDetection:
     relit: the gains (B, G, R) a dark or tinted still photo was read with, lifted
           (`vision.recognizer.exposure_gain`) or white balanced (`white_balance`); None: read
           as it was.
+    softened: read from the still photo softened (`vision.recognizer.SOFTEN_SIGMA`), its
+          noise blurred away, as a dim room's webcam photo is.
     """
 
     card: str
@@ -30,6 +32,7 @@ class CardDetection:
     candidates: tuple[tuple[str, float], ...] = ()
     mirrored: bool = False
     relit: tuple[float, float, float] | None = None
+    softened: bool = False
 
     def to_json(self) -> dict:
         out = {
@@ -45,6 +48,8 @@ class CardDetection:
             out["mirrored"] = True
         if self.relit is not None:
             out["relit"] = [round(float(g), 2) for g in self.relit]
+        if self.softened:
+            out["softened"] = True
         return out
 
 
