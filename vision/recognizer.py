@@ -298,6 +298,12 @@ def white_balance(image: np.ndarray) -> np.ndarray:
     return np.minimum(white.max() / white, BALANCE_MOST).astype(np.float32)
 
 
+def _spent(timings: dict[str, float], stage: str, t0: float) -> None:
+    """A second reading's ms since `t0`, as `timings[stage]` and added to its total."""
+    timings[stage] = (time.perf_counter() - t0) * 1e3
+    timings["total"] = timings.get("total", 0.0) + timings[stage]
+
+
 def _surest_face(found: list[CardDetection]) -> float:
     """The highest confidence of a face (not a back) among `found`; 0 where there is none."""
     return max((d.confidence for d in found if d.card != "back"), default=0.0)
@@ -1456,6 +1462,7 @@ class CardRecognizer:
             raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
         found, timings = self._recognize_either_way(image, own)
         surest = _surest_face(found)
+        said = None  # the gains of a relit reading kept
         if self.relight and surest < RELIGHT_BELOW:
             t0 = time.perf_counter()
             gains = np.full(3, exposure_gain(image), np.float32)
@@ -1469,17 +1476,14 @@ class CardRecognizer:
                 if _surest_face(seen) >= surest + RELIGHT_MARGIN:
                     said = tuple(round(float(g), 2) for g in gains)
                     found, image, surest = [replace(d, relit=said) for d in seen], lit, _surest_face(seen)
-            timings["relight"] = (time.perf_counter() - t0) * 1e3
-            timings["total"] = timings.get("total", 0.0) + timings["relight"]
+            _spent(timings, "relight", t0)
         if self.soften and surest < RELIGHT_BELOW:
             t0 = time.perf_counter()
             sigma = SOFTEN_SIGMA * max(image.shape[:2])
             seen, _ = self._recognize_either_way(cv2.GaussianBlur(image, (0, 0), sigma), own)
             if _surest_face(seen) >= surest + RELIGHT_MARGIN:
-                relit = found[0].relit if found else None  # softened after relit: both said
-                found = [replace(d, softened=True, relit=relit) for d in seen]
-            timings["soften"] = (time.perf_counter() - t0) * 1e3
-            timings["total"] = timings.get("total", 0.0) + timings["soften"]
+                found = [replace(d, softened=True, relit=said) for d in seen]  # relit first: both said
+            _spent(timings, "soften", t0)
         return found, timings
 
     def _recognize_either_way(self, image: np.ndarray, own) -> tuple[list[CardDetection], dict[str, float]]:
@@ -1500,8 +1504,7 @@ class CardRecognizer:
                                        None if own is None else (w - own[2], own[1], w - own[0], own[3]))
         if _surest_face(seen) >= surest + MIRROR_MARGIN:
             found = [_unmirrored(d, w) for d in seen]
-        timings["mirror"] = (time.perf_counter() - t0) * 1e3
-        timings["total"] = timings.get("total", 0.0) + timings["mirror"]
+        _spent(timings, "mirror", t0)
         return found, timings
 
     def _recognize_once(self, image: np.ndarray, own) -> tuple[list[CardDetection], dict[str, float]]:
