@@ -120,7 +120,7 @@ def build(
         "seed": seed,
         "images": size,
         "style": {"white": style.white, "overfill": style.overfill, "edge_cut": style.edge_cut,
-                  "real_cards": len(style.real), "real_share": style.real_share},
+                  "real_cards": len(style.real), "real_share": style.real_share, "light": style.light},
         "index_min": index_min,
         "val_images": n_val,
         "boxes": boxes,
@@ -159,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--white", type=float, default=0.0, help="share of white tables")
     ap.add_argument("--overfill", type=float, default=0.0, help="share of close-ups overfilling the frame")
     ap.add_argument("--edge-cut", type=float, default=0.0, help="share of close-ups cut by the frame's edge")
+    ap.add_argument("--light", type=float, default=0.0,
+                    help="share of scenes under a light the camera left uncorrected: a warm or cold "
+                    "cast, a dim room (models.scenes.LIGHT_*; 0: none, and the same scenes as before)")
     ap.add_argument("--real", default="", help="real photo sets pasted as cards (mit, mit2, classic; "
                     "comma-separated); the sets left out stay held out")
     ap.add_argument("--real-share", type=float, default=0.25, help="share of faces taken from --real")
@@ -172,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         bad = set(kinds) - set(SCENE_KINDS)
         if bad:
             ap.error(f"--kinds: unknown kind(s) {', '.join(sorted(bad))}")
+    if not 0 <= args.light <= 1:
+        ap.error(f"--light {args.light}: a share, between 0 and 1")
     if not 0 < args.val_fraction < 1:
         ap.error(f"--val-fraction {args.val_fraction}: must lie strictly between 0 and 1")
     real: tuple = ()
@@ -188,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         # the protocol: which photos trained this detector
         (args.out / "real_photos.txt").write_text("".join(f"{rc.set}/{rc.file}\n" for rc, _ in cut))
     style = SceneStyle(white=args.white, overfill=args.overfill, edge_cut=args.edge_cut,
-                       real=real, real_share=args.real_share if real else 0.0)
+                       real=real, real_share=args.real_share if real else 0.0, light=args.light)
     summary = build(
         args.seed,
         args.size,

@@ -133,3 +133,27 @@ def test_heap_scenes_hold_many_faces_partly_under_each_other_at_any_angle():
             angles.add(int(np.degrees(np.arctan2(*(q[1] - q[0])[::-1])) // 45))
     assert max(faces) >= 6 and min(faces) >= 2  # a few may fall out of the camera's view
     assert covered >= 12 and len(angles) >= 5
+
+
+def test_an_uncorrected_light_casts_or_dims_the_scene_and_zero_draws_nothing_more():
+    """`SceneStyle.light`: scenes under a bulb or daylight the camera left as it was, or in a
+    dim room; at 0 the scenes are those drawn before it existed."""
+    from models.scenes import SceneStyle, _uncorrected_light
+
+    plain, lp = make_scene(np.random.default_rng(21), out_size=(320, 240), kind="closeup")
+    same, ls = make_scene(np.random.default_rng(21), out_size=(320, 240), kind="closeup",
+                          style=SceneStyle(light=0.0))
+    assert np.array_equal(plain, same) and lp == ls
+    grey = np.full((40, 40, 3), 200.0, np.float32)
+    warm = cool = dark = 0
+    for seed in range(60):
+        out = _uncorrected_light(np.random.default_rng(seed), grey.copy())
+        b, g, r = out.reshape(-1, 3).mean(axis=0)
+        warm += b < 0.8 * r and g < r  # an orange bulb's white
+        cool += r < 0.9 * b and g < b  # a cold daylight's
+        dark += max(b, g, r) < 120  # a dim room, exposure held
+    assert warm >= 15 and cool >= 8 and dark >= 5
+    lit = [make_scene(np.random.default_rng(s), out_size=(160, 120), kind="closeup", style=SceneStyle(light=1.0))[0]
+           for s in range(8)]
+    unlit = [make_scene(np.random.default_rng(s), out_size=(160, 120), kind="closeup")[0] for s in range(8)]
+    assert sum(not np.array_equal(a, b) for a, b in zip(lit, unlit, strict=True)) == 8

@@ -19,6 +19,10 @@ Kinds (each on top of `models.held.held_scene`, the same seed and cards as `--on
             seen at a slant, its far edge 40-75% as wide as its near one), 960x720
   steep     `table`, the card itself leaning as in tilthard (a steep shot of a card lying
             near the lens, no room, no fingers)
+  mix       a webcam as people meet it: two or three of the others at once, drawn for each
+            card (`MIX_CARD`: at most one of tilt, sideways; `MIX_FRAME`: at most one of
+            small, close; at most one of dim, dark; at most one of warm, cool; then any of
+            lowres, shake, glare), so that what each knob alone is read through meets the others
 
 Each real set is read by the classifier in `--folds` (a pattern with {set}: a fold that
 never saw that set), renders by `--models` (default: the shipped files).
@@ -42,7 +46,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-KINDS = ("small", "close", "sideways", "tilt", "tilthard", "lowres", "shake", "dim", "dark", "warm", "cool", "glare", "table", "steep")
+KINDS = ("small", "close", "sideways", "tilt", "tilthard", "lowres", "shake", "dim", "dark", "warm", "cool", "glare", "table",
+         "steep", "mix")
+# `mix`'s groups: at most one kind of each group, in this order (the card, its framing, the
+# room's light, its colour, then the camera and the hand).
+MIX_GROUPS = (("tilt", "sideways"), ("small", "close"), ("dim", "dark"), ("warm", "cool"), ("glare",), ("shake",),
+              ("lowres",))
+
+
+def mix_kinds(rng: np.random.Generator) -> list[str]:
+    """Two or three of `MIX_GROUPS`' kinds, at most one a group, in the groups' order."""
+    groups = sorted(rng.choice(len(MIX_GROUPS), size=int(rng.integers(2, 4)), replace=False))
+    return [str(rng.choice(MIX_GROUPS[g])) for g in groups]
 SEED = 818181  # `models.evaluate.eval_held`'s
 
 
@@ -166,24 +181,40 @@ def run(kind: str, folds: str | None, models: Path | None, outline: bool, render
         return recs[folder]
 
     stats: dict = {}
+    parts: list[str] = []
+    by_part: dict = {}
     for i, (src, card, art) in enumerate(tqdm(sources, desc=kind, unit="card")):
         if kind in ("table", "steep"):
             img = on_table(rng, art if kind == "table" else _art(rng, art, "tilthard"))
+        elif kind == "mix":
+            parts = mix_kinds(rng)
+            for k in parts[:1]:
+                art = _art(rng, art, k)
+            img, _ = held_scene(rng, art)
+            for k in parts:
+                img = _frame(rng, img, k)
         else:
             img, _ = held_scene(rng, _art(rng, art, kind))
             img = _frame(rng, img, kind)
         d = _main_card(reader(src).recognize(img))
+        for k in parts:  # mix: how each kind fares among the others
+            bp = by_part.setdefault(k, [0, 0])
+            bp[0] += d is not None and d.card == card
+            bp[1] += 1
         st = stats.setdefault(src, {"found": 0, "named": 0, "total": 0, "misses": Counter()})
         st["found"] += d is not None
         st["named"] += d is not None and d.card == card
         st["total"] += 1
         if d is None or d.card != card:
-            st["misses"][f"{card} -> {d.card if d else 'none'}"] += 1
+            st["misses"][f"{card} -> {d.card if d else 'none'}" + (f" ({'+'.join(parts)})" if parts else "")] += 1
             if save is not None:
                 save.mkdir(parents=True, exist_ok=True)
                 cv2.imwrite(str(save / f"{kind}_{i:03d}_{src.replace(' ', '-')}_{card}_{d.card if d else 'none'}.jpg"), img)
-    return {src: {"found": f"{v['found']}/{v['total']}", "named": f"{v['named']}/{v['total']}",
-                  "misses": dict(v["misses"].most_common())} for src, v in stats.items()}
+    out = {src: {"found": f"{v['found']}/{v['total']}", "named": f"{v['named']}/{v['total']}",
+                 "misses": dict(v["misses"].most_common())} for src, v in stats.items()}
+    if by_part:
+        out["by_part"] = {k: f"{n}/{t}" for k, (n, t) in sorted(by_part.items())}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,10 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     for kind in kinds:
         out[kind] = run(kind, args.folds, args.models, not args.no_outline, args.renders, args.save,
                         not args.no_relight, args.seed)
-        named = sum(int(v["named"].split("/")[0]) for v in out[kind].values())
-        total = sum(int(v["named"].split("/")[1]) for v in out[kind].values())
-        for src, v in out[kind].items():
+        sets = {src: v for src, v in out[kind].items() if src != "by_part"}
+        named = sum(int(v["named"].split("/")[0]) for v in sets.values())
+        total = sum(int(v["named"].split("/")[1]) for v in sets.values())
+        for src, v in sets.items():
             print(f"{kind:9s} {src:16s} found {v['found']:>6s} named {v['named']:>6s}  {v['misses'] or ''}")
+        if "by_part" in out[kind]:
+            print(f"{kind:9s} {'by kind':16s} " + ", ".join(f"{k} {v}" for k, v in out[kind]["by_part"].items()))
         print(f"{kind:9s} {'all':16s} named {named}/{total}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
