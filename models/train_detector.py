@@ -77,7 +77,8 @@ def train(
         # fine-tuning our own earlier run: gentle start, short warm-up
         kwargs.update(warmup_epochs=0.5, close_mosaic=1)
     if lr0 is not None:
-        kwargs["lr0"] = lr0
+        # ultralytics' optimizer "auto" picks its own rate and ignores lr0: name one
+        kwargs.update(optimizer="AdamW", lr0=lr0)
     if hours:
         kwargs["time"] = hours
     results = yolo.train(**kwargs)
@@ -122,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default="detector")
     ap.add_argument("--device", default=None, help="'cpu', '0' for the first GPU (default auto)")
     ap.add_argument("--init", type=Path, default=None, help="fine-tune from our own weights (.pt)")
-    ap.add_argument("--lr0", type=float, default=None, help="initial learning rate")
+    ap.add_argument("--lr0", type=float, default=None, help="initial learning rate, with AdamW (default: ultralytics "
+                    "picks the optimizer and its rate itself, AdamW 0.002 for a short run)")
     args = ap.parse_args(argv)
     if not args.model.endswith(".yaml"):
         ap.error(f"--model {args.model}: train from a .yaml; pretrained .pt weights are not used")
