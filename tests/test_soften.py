@@ -14,15 +14,22 @@ from vision.recognizer import CardRecognizer
 from vision.render import random_params, render_card
 
 
-def _gained(seed: int, card: str, design: str) -> np.ndarray:
-    """A held-up card at 12% of the light, the webcam's gain lifting it back to 75%, with the
-    sensor's noise and heavy JPEG (as `tools/held_stress.py dim`)."""
+def _in_a_dim_room(seed: int, card: str, design: str, light: float, gained_to: float | None) -> np.ndarray:
+    """A held-up card at `light` of the light, with the sensor's noise and heavy JPEG; the
+    webcam's gain lifting it back to `gained_to` (None: the exposure held)."""
     rng = np.random.default_rng(seed)
     img, _ = held_scene(rng, render_card(card, height=400, rng=rng, params=random_params(rng, design)))
     noise = np.random.default_rng(seed).normal(0, 3.0, img.shape).astype(np.float32)
-    out = (img.astype(np.float32) * 0.12 + noise) * (0.75 / 0.12)
+    out = img.astype(np.float32) * light + noise
+    if gained_to is not None:
+        out = out * (gained_to / light)
     _, enc = cv2.imencode(".jpg", np.clip(out, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 40])
     return cv2.imdecode(enc, cv2.IMREAD_COLOR)
+
+
+def _gained(seed: int, card: str, design: str) -> np.ndarray:
+    """At 12% of the light, gained back to 75% (as `tools/held_stress.py dim`)."""
+    return _in_a_dim_room(seed, card, design, 0.12, 0.75)
 
 
 @pytest.fixture(scope="module")
@@ -66,21 +73,10 @@ def test_detect_says_a_photo_was_read_softened(tmp_path, capsys):
     assert "read softened" in capsys.readouterr().out
 
 
-def _dark(seed: int, card: str, design: str) -> np.ndarray:
-    """A held-up card at 15% of the light with the exposure held (no gain), the sensor's
-    noise and heavy JPEG (as `tools/held_stress.py dark`, darker)."""
-    rng = np.random.default_rng(seed)
-    img, _ = held_scene(rng, render_card(card, height=400, rng=rng, params=random_params(rng, design)))
-    noise = np.random.default_rng(seed).normal(0, 3.0, img.shape).astype(np.float32)
-    _, enc = cv2.imencode(".jpg", np.clip(img.astype(np.float32) * 0.15 + noise, 0, 255).astype(np.uint8),
-                          [cv2.IMWRITE_JPEG_QUALITY, 40])
-    return cv2.imdecode(enc, cv2.IMREAD_COLOR)
-
-
 def test_a_dark_noisy_photo_is_lifted_then_softened_and_says_both(photos, unsoftened):
     """Lifting a dark photo lifts its noise too: relit, the card is still read unsurely and
     wrong, and softened after the lift it is named (the first such of 60 renders searched)."""
-    img = _dark(54, "yellow-1", "classic")
+    img = _in_a_dim_room(54, "yellow-1", "classic", 0.15, None)  # the exposure held
     relit = _main_card(unsoftened.recognize(img))
     assert relit is not None and relit.relit and (relit.card != "yellow-1" or relit.confidence < 0.5)
     found = _main_card(photos.recognize(img))

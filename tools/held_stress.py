@@ -20,9 +20,9 @@ Kinds (each on top of `models.held.held_scene`, the same seed and cards as `--on
   steep     `table`, the card itself leaning as in tilthard (a steep shot of a card lying
             near the lens, no room, no fingers)
   mix       a webcam as people meet it: two or three of the others at once, drawn for each
-            card (`MIX_CARD`: at most one of tilt, sideways; `MIX_FRAME`: at most one of
-            small, close; at most one of dim, dark; at most one of warm, cool; then any of
-            lowres, shake, glare), so that what each knob alone is read through meets the others
+            card, at most one of each of `MIX_GROUPS` (tilt or sideways; small or close; dim
+            or dark; warm or cool; glare; shake; lowres), so that what each knob alone is
+            read through meets the others; `by_part` tallies each kind among them
 
 Each real set is read by the classifier in `--folds` (a pattern with {set}: a fold that
 never saw that set), renders by `--models` (default: the shipped files).
@@ -58,6 +58,8 @@ def mix_kinds(rng: np.random.Generator) -> list[str]:
     """Two or three of `MIX_GROUPS`' kinds, at most one a group, in the groups' order."""
     groups = sorted(rng.choice(len(MIX_GROUPS), size=int(rng.integers(2, 4)), replace=False))
     return [str(rng.choice(MIX_GROUPS[g])) for g in groups]
+
+
 SEED = 818181  # `models.evaluate.eval_held`'s
 
 
@@ -188,9 +190,7 @@ def run(kind: str, folds: str | None, models: Path | None, outline: bool, render
             img = on_table(rng, art if kind == "table" else _art(rng, art, "tilthard"))
         elif kind == "mix":
             parts = mix_kinds(rng)
-            for k in parts[:1]:
-                art = _art(rng, art, k)
-            img, _ = held_scene(rng, art)
+            img, _ = held_scene(rng, _art(rng, art, parts[0]))  # only the card's group changes the art
             for k in parts:
                 img = _frame(rng, img, k)
         else:
