@@ -13,6 +13,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from models.held import smear
 from vision.crops import (
     CARD_ASPECT,
     CLASSES,
@@ -68,6 +69,11 @@ FRAME_CUT = (0.1, 0.5)
 # back hard 620 -> 615 (models/README.md, twenty-ninth session), so the option stays off.
 GLARE_WIDTH = (0.1, 0.5)
 GLARE_STRENGTH = (0.4, 0.95)
+
+# a hand's or a laptop's shake: the card smeared along a straight line SHAKE of its height
+# long (`models.held.smear`). The recipes' soft focus is round, and a smear of a tenth of the
+# card runs a 3's curves into a 2 and a 7's bar into a 1's flag (tools/held_stress.py mix).
+SHAKE = (0.03, 0.15)
 
 CLASSIC_ITALIC = 0.7  # share of classic printings in training drawn with italic digits
 
@@ -227,6 +233,7 @@ def synth_crop(
     keystone: float = 0.0,
     frame_cut: float = 0.0,
     glare_band: float = 0.0,
+    shake: float = 0.0,
 ) -> np.ndarray:
     """One training crop from a card image (BGRA: a render, or a real card cut out): slant,
     light, blur, noise, JPEG, and a detector-like box jitter, partial occlusion and frame
@@ -238,7 +245,8 @@ def synth_crop(
     strong slant, its far side narrowed by KEYSTONE and the card foreshortened; with
     probability `frame_cut` the frame's edge hides FRAME_CUT of the card, the image beyond
     it filled from the edge, and the box is the whole card; with probability `glare_band` a
-    lamp's glare crosses it as a band (GLARE_WIDTH, GLARE_STRENGTH) (the four at 0 draw
+    lamp's glare crosses it as a band (GLARE_WIDTH, GLARE_STRENGTH); with probability `shake`
+    the scene is smeared along a line SHAKE of the card's height long (the five at 0 draw
     nothing more from `rng`). `detail`
     (a dict) is filled with what the crop was cut from: `image` (the scene, BGR uint8),
     `card` (the card's true corners, clockwise from its top-left), `box` (the detector-like
@@ -312,6 +320,8 @@ def synth_crop(
     img = img + (255 * gains / gains.max() - np.clip(img, 0, 255)) * glare
     if rng.random() < 0.3:  # the camera's tone curve
         img = 255.0 * (np.clip(img, 0, 255) / 255.0) ** rng.uniform(0.7, 1.4)
+    if shake > 0 and rng.random() < shake:
+        img = smear(img, max(2, int(round(ah * rng.uniform(*SHAKE)))), rng.uniform(0, 180))
     if rng.random() < 0.4:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.3))
     img = img + rng.normal(0, rng.uniform(0, 8), img.shape).astype(np.float32)

@@ -223,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--glare-band", type=share, default=0.0,
                     help="share of crops crossed by a lamp's glare, a band burnt towards white "
                          "(models.crops.GLARE_WIDTH, GLARE_STRENGTH)")
+    ap.add_argument("--shake", type=share, default=0.0,
+                    help="share of crops smeared by a hand's shake along a line 3-15%% of the card's "
+                         "height long (models.crops.SHAKE)")
     ap.add_argument("--mirror", type=share, default=0.0,
                     help="share of crops mirrored left to right, named as the card printed (a laptop "
                          "camera's selfie view saves a card held up to it so)")
@@ -338,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
             idx = erng.integers(len(bank), size=args.batch - n_extra - n_real)
             crops = [synth_crop(erng, bank[i][1], textures, covers, args.cover_p, args.cover_max,
                                  args.cut_p, args.cut_max, box_turn=args.box_turn, keystone=args.keystone,
-                                 frame_cut=args.frame_cut, glare_band=args.glare_band)
+                                 frame_cut=args.frame_cut, glare_band=args.glare_band, shake=args.shake)
                      for i in idx]
             labels = [bank[i][0] for i in idx]
             for i in erng.integers(len(real_cards), size=n_real):
@@ -347,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
                     img = recolour(img, rc.card.split("-")[0], erng)
                 crops.append(synth_crop(erng, img, textures, covers, args.cover_p, args.cover_max,
                                         args.cut_p, args.cut_max, box_turn=args.box_turn, keystone=args.keystone,
-                                        frame_cut=args.frame_cut, glare_band=args.glare_band))
+                                        frame_cut=args.frame_cut, glare_band=args.glare_band, shake=args.shake))
                 labels.append(ci)
             if args.mirror > 0:  # a selfie view's card, named as printed (0 draws nothing)
                 crops = [np.ascontiguousarray(c[:, ::-1]) if erng.random() < args.mirror else c for c in crops]

@@ -178,3 +178,25 @@ def test_a_lamps_glare_is_a_band_across_the_card_and_zero_draws_nothing_more():
                           synth_crop(np.random.default_rng(7), art, glare_band=0.0))
     lit = [synth_crop(np.random.default_rng(s), art, glare_band=1.0) for s in range(6)]
     assert all(c.shape == (CROP_H, CROP_W, 3) for c in lit)
+
+
+def test_a_shaken_crop_is_smeared_along_a_line_and_zero_draws_nothing_more():
+    from models.crops import SHAKE
+
+    art = render_card("yellow-3", height=192, seed=2)
+    assert np.array_equal(synth_crop(np.random.default_rng(7), art),
+                          synth_crop(np.random.default_rng(7), art, shake=0.0))
+
+    def scene(seed, shake):
+        d = {}
+        synth_crop(np.random.default_rng(seed), art, cut_p=0.0, detail=d, shake=shake)
+        return d["image"].astype(np.float32)
+
+    def sharpness(img):  # the strongest edges of the card, in any direction
+        g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        return float(np.percentile(np.abs(cv2.Laplacian(g, cv2.CV_32F)), 99))
+
+    # shaken scenes are softer than the same seeds' unshaken scenes
+    assert np.mean([sharpness(scene(s, 1.0)) for s in range(10)]) < 0.7 * np.mean(
+        [sharpness(scene(s, 0.0)) for s in range(10)])
+    assert 0 < SHAKE[0] < SHAKE[1] < 0.3

@@ -103,6 +103,8 @@ def test_tiny_classifier_training_run(tmp_path):
             "1.0",
             "--mirror",
             "0.5",
+            "--shake",
+            "1.0",
             "--out",
             str(tmp_path / "cls"),
         ],
@@ -120,6 +122,7 @@ def test_tiny_classifier_training_run(tmp_path):
     assert recorded["typefaces"] == 1.0
     # every box turned off its card and half the crops mirrored, and the run says so
     assert recorded["box_turn"] == 1.0 and recorded["mirror"] == 0.5
+    assert recorded["shake"] == 1.0  # every crop smeared by a shake
 
 
 @pytest.mark.slow
