@@ -13,7 +13,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from models.held import smear
+from models.held import room, smear
 from vision.crops import (
     CARD_ASPECT,
     CLASSES,
@@ -223,6 +223,27 @@ def _glare_band(rng: np.random.Generator, card: np.ndarray, card_h: float, shape
     return (rng.uniform(*GLARE_STRENGTH) / (1 + d**4)).astype(np.float32)[..., None]
 
 
+def not_a_card(rng: np.random.Generator, textures=None, shake: float = 0.0) -> np.ndarray:
+    """A crop with no card in it, cut as the recognizer cuts a box the detector put on a room
+    or a bare table: a room behind a held-up card (`models.held.room`) or a table texture, along
+    a card-shaped box at any angle, under a cast, softened or (with probability `shake`)
+    smeared, noisy, JPEG'd. Trained towards no class at all (`train-classifier --outliers`)."""
+    H, W = 240, 320
+    img = room(rng, H, W) if rng.random() < 0.5 else _background(rng, H, W, textures)
+    if shake > 0 and rng.random() < shake:
+        img = smear(img, int(rng.integers(4, 26)), rng.uniform(0, 180))
+    if rng.random() < 0.5:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 2.0))
+    img = img * _light_gains(rng) * rng.uniform(0.5, 1.2)
+    img = np.clip(img + rng.normal(0, rng.uniform(0, 8), img.shape), 0, 255).astype(np.uint8)
+    ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
+    img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    h = rng.uniform(60, 200)
+    centre = (rng.uniform(0.3, 0.7) * W, rng.uniform(0.3, 0.7) * H)
+    box = cv2.boxPoints((centre, (h * CARD_ASPECT, h), rng.uniform(0, 180)))
+    return crop_from_quad(img, box)
+
+
 def synth_crop(
     rng: np.random.Generator,
     art: np.ndarray,
@@ -366,6 +387,7 @@ __all__ = [
     "CROP_W",
     "HUE_RANGES",
     "crop_from_quad",
+    "not_a_card",
     "order_portrait",
     "synth_crop",
     "train_params",

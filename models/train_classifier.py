@@ -22,12 +22,15 @@ import cv2
 import numpy as np
 
 from models import share
-from models.crops import CLASSES, crop_from_quad, synth_crop, to_input, train_params
+from models.crops import CLASSES, crop_from_quad, not_a_card, synth_crop, to_input, train_params
 from models.real_cards import DESIGN, check_disjoint, load_cutouts, parse_sets, recolour
 from vision.real_faces import shared_data
 from vision.render import BACK, random_params, render_back, render_card
 
 REAL_PHOTOS = shared_data() / "real-cards-mit"
+# how much the no-card crops' pull towards uniform counts beside the cards' own loss
+# (`--outliers`): Hendrycks, Mazeika and Dietterich's outlier exposure (ICLR 2019) weight
+OUTLIER_WEIGHT = 0.5
 
 
 def build_net(n_classes: int = len(CLASSES)):
@@ -176,6 +179,15 @@ def fit_epochs(deadline: float, epoch_start: float, most: int) -> int:
     return n
 
 
+def uniform_loss(logits):
+    """Cross-entropy of each row's softmax against the uniform distribution, averaged: least
+    (the log of the class count) where every class is equally likely, so a crop with no card
+    learns to name none of them surely."""
+    import torch.nn.functional as F
+
+    return -F.log_softmax(logits, 1).mean()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m models.train_classifier",
@@ -226,6 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shake", type=share, default=0.0,
                     help="share of crops smeared by a hand's shake along a line 3-15%% of the card's "
                          "height long (models.crops.SHAKE)")
+    ap.add_argument("--outliers", type=share, default=0.0,
+                    help="share of each batch of crops with no card (a room, a bare table: "
+                         "models.crops.not_a_card), trained towards no class at all (their "
+                         "softmax towards uniform, outlier exposure), so that a box on no card "
+                         "is read unsurely")
     ap.add_argument("--mirror", type=share, default=0.0,
                     help="share of crops mirrored left to right, named as the card printed (a laptop "
                          "camera's selfie view saves a card held up to it so)")
@@ -358,9 +375,15 @@ def main(argv: list[str] | None = None) -> int:
                 for i in erng.integers(len(extra_y), size=n_extra):
                     crops.append(_jitter(erng, extra_x[i]))
                     labels.append(int(extra_y[i]))
+            n_out = int(round(args.batch * args.outliers))
+            if n_out:  # after the mirror: a room has no way round (0 draws nothing)
+                crops += [not_a_card(erng, textures, args.shake) for _ in range(n_out)]
             xb = to_input(crops, norm)
             yb = torch.tensor(labels)
-            loss = F.cross_entropy(net(torch.from_numpy(xb)), yb, label_smoothing=0.05)
+            logits = net(torch.from_numpy(xb))
+            loss = F.cross_entropy(logits[: len(labels)], yb, label_smoothing=0.05)
+            if n_out:
+                loss = loss + OUTLIER_WEIGHT * uniform_loss(logits[len(labels):])
             set_lr(step)
             opt.zero_grad()
             loss.backward()

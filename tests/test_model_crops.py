@@ -200,3 +200,35 @@ def test_a_shaken_crop_is_smeared_along_a_line_and_zero_draws_nothing_more():
     assert np.mean([sharpness(scene(s, 1.0)) for s in range(10)]) < 0.7 * np.mean(
         [sharpness(scene(s, 0.0)) for s in range(10)])
     assert 0 < SHAKE[0] < SHAKE[1] < 0.3
+
+
+def test_a_crop_with_no_card_is_cut_from_a_room_or_a_table_and_trained_towards_no_class():
+    import torch
+
+    from models.crops import not_a_card
+    from models.train_classifier import uniform_loss
+
+    crops = [not_a_card(np.random.default_rng(s), None, shake=0.5) for s in range(8)]
+    assert all(c.shape == (CROP_H, CROP_W, 3) and c.dtype == np.uint8 for c in crops)
+    assert np.array_equal(crops[3], not_a_card(np.random.default_rng(3), None, shake=0.5))
+    assert len({c.tobytes() for c in crops}) == 8
+    # no card's sharp edges: far softer than a card's crop from the same kind of draw
+    art = render_card("yellow-3", height=192, seed=2)
+
+    def edges(c):
+        return float(np.abs(cv2.Laplacian(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), cv2.CV_32F)).mean())
+
+    cards = [synth_crop(np.random.default_rng(s), art) for s in range(8)]
+    assert np.median([edges(c) for c in crops]) < 0.5 * np.median([edges(c) for c in cards])
+    # the loss it trains with is least when every class is equally likely, and pulls a sure
+    # reading towards that
+    k = len(CLASSES)
+    flat = torch.zeros(2, k)
+    assert abs(float(uniform_loss(flat)) - np.log(k)) < 1e-5
+    sure = torch.zeros(2, k)
+    sure[:, 7] = 6.0
+    sure.requires_grad_(True)
+    loss = uniform_loss(sure)
+    assert float(loss) > np.log(k) + 1
+    loss.backward()
+    assert (sure.grad[:, 7] > 0).all()  # a step down the gradient lowers the sure class

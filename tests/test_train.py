@@ -105,6 +105,8 @@ def test_tiny_classifier_training_run(tmp_path):
             "0.5",
             "--shake",
             "1.0",
+            "--outliers",
+            "0.25",
             "--out",
             str(tmp_path / "cls"),
         ],
@@ -123,6 +125,7 @@ def test_tiny_classifier_training_run(tmp_path):
     # every box turned off its card and half the crops mirrored, and the run says so
     assert recorded["box_turn"] == 1.0 and recorded["mirror"] == 0.5
     assert recorded["shake"] == 1.0  # every crop smeared by a shake
+    assert recorded["outliers"] == 0.25  # and a quarter as many crops with no card beside them
 
 
 @pytest.mark.slow
