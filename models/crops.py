@@ -236,7 +236,7 @@ def not_a_card(rng: np.random.Generator, textures=None, shake: float = 0.0) -> n
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 2.0))
     img = img * _light_gains(rng) * rng.uniform(0.5, 1.2)
     img = np.clip(img + rng.normal(0, rng.uniform(0, 8), img.shape), 0, 255).astype(np.uint8)
-    ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
+    _, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
     img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
     h = rng.uniform(60, 200)
     centre = (rng.uniform(0.3, 0.7) * W, rng.uniform(0.3, 0.7) * H)

@@ -180,6 +180,11 @@ def test_a_lamps_glare_is_a_band_across_the_card_and_zero_draws_nothing_more():
     assert all(c.shape == (CROP_H, CROP_W, 3) for c in lit)
 
 
+def _edges(img: np.ndarray) -> np.ndarray:
+    """How sharply each pixel's brightness bends (the absolute Laplacian of its grey)."""
+    return np.abs(cv2.Laplacian(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.CV_32F))
+
+
 def test_a_shaken_crop_is_smeared_along_a_line_and_zero_draws_nothing_more():
     from models.crops import SHAKE
 
@@ -192,11 +197,10 @@ def test_a_shaken_crop_is_smeared_along_a_line_and_zero_draws_nothing_more():
         synth_crop(np.random.default_rng(seed), art, cut_p=0.0, detail=d, shake=shake)
         return d["image"].astype(np.float32)
 
-    def sharpness(img):  # the strongest edges of the card, in any direction
-        g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-        return float(np.percentile(np.abs(cv2.Laplacian(g, cv2.CV_32F)), 99))
-
     # shaken scenes are softer than the same seeds' unshaken scenes
+    def sharpness(img):  # the scene's strongest edges, in any direction
+        return float(np.percentile(_edges(img), 99))
+
     assert np.mean([sharpness(scene(s, 1.0)) for s in range(10)]) < 0.7 * np.mean(
         [sharpness(scene(s, 0.0)) for s in range(10)])
     assert 0 < SHAKE[0] < SHAKE[1] < 0.3
@@ -215,11 +219,8 @@ def test_a_crop_with_no_card_is_cut_from_a_room_or_a_table_and_trained_towards_n
     # no card's sharp edges: far softer than a card's crop from the same kind of draw
     art = render_card("yellow-3", height=192, seed=2)
 
-    def edges(c):
-        return float(np.abs(cv2.Laplacian(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), cv2.CV_32F)).mean())
-
     cards = [synth_crop(np.random.default_rng(s), art) for s in range(8)]
-    assert np.median([edges(c) for c in crops]) < 0.5 * np.median([edges(c) for c in cards])
+    assert np.median([_edges(c).mean() for c in crops]) < 0.5 * np.median([_edges(c).mean() for c in cards])
     # the loss it trains with is least when every class is equally likely, and pulls a sure
     # reading towards that
     k = len(CLASSES)
