@@ -110,16 +110,30 @@ def typefaces() -> tuple[str, ...]:
     return tuple(str(folder / f) for f in TYPEFACES)
 
 
+def corner_index(rng: np.random.Generator, p):
+    """`p` with its corner index drawn as another print might: half the time hollow (the
+    card's field colour in a paper rim), 0.9-1.4 times as large, a wild's oval tilted up to
+    40 degrees either way (`vision.render.RenderParams.corner_rim`, `corner_scale`,
+    `corner_tilt`). Every real wild corner of a print the corner reader never saw was read
+    as no card or a skip (models/README.md, thirty-second session)."""
+    from dataclasses import replace
+
+    rim = float(rng.uniform(1.5, 4.0)) if rng.random() < 0.5 else 0.0
+    return replace(p, corner_rim=rim, corner_scale=float(rng.uniform(0.9, 1.4)),
+                   corner_tilt=float(rng.uniform(-40, 40)))
+
+
 def train_params(rng: np.random.Generator, look: str | None = None, wide: float = 0.6, fonts: float = 0.0,
-                 faces: float = 0.0):
+                 faces: float = 0.0, corners: float = 0.0):
     """A random printing for training: `random_params`, and with probability `wide` each
     colour's hue drawn over its whole HUE_RANGES (per colour, independently), saturation
     and brightness wider (faded cards); with probability `fonts` its digits set in one of
     OpenCV's vector fonts (`vision.render.DIGIT_FONTS`) instead of our own strokes: the
     corner reader trained on our strokes and two real prints read the third print's corners
     worst of all (models/README.md, twentieth session); with probability `faces` in one of
-    the bold, serif and italic TrueType `typefaces` instead (twenty-second session). 0 draws
-    nothing more from `rng`."""
+    the bold, serif and italic TrueType `typefaces` instead (twenty-second session); with
+    probability `corners` its corner index drawn as other prints draw theirs (`corner_index`).
+    0 draws nothing more from `rng`."""
     from dataclasses import replace
 
     from vision.render import BASE_BGR, COLOURS, DIGIT_FONTS, random_params
@@ -134,6 +148,8 @@ def train_params(rng: np.random.Generator, look: str | None = None, wide: float 
     if faces > 0 and rng.random() < faces:
         files = typefaces()
         p = replace(p, typeface=files[int(rng.integers(len(files)))])
+    if corners > 0 and rng.random() < corners:
+        p = corner_index(rng, p)
     if rng.random() >= wide:
         return p
     own = []

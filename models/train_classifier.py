@@ -99,10 +99,10 @@ def load_onnx_weights(net, path: Path, calibration: np.ndarray | None = None) ->
 
 def render_bank(
     seed: int, per_class: int, height: int = 192, progress: bool = True, wide: float = 0.0,
-    fonts: float = 0.0, faces: float = 0.0,
+    fonts: float = 0.0, faces: float = 0.0, corners: float = 0.0,
 ):
-    """Rendered printings of every class: list of (class index, BGRA art); `wide`, `fonts`
-    and `faces`: `models.crops.train_params`'."""
+    """Rendered printings of every class: list of (class index, BGRA art); `wide`, `fonts`,
+    `faces` and `corners`: `models.crops.train_params`'."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
@@ -110,8 +110,8 @@ def render_bank(
     jobs = [(ci, k) for k in range(per_class) for ci in range(len(CLASSES))]
     for ci, k in tqdm(jobs, desc="render bank", disable=not progress, mininterval=5):
         look = ("2010s", "2010s", "classic", "2020s", None)[k % 5]
-        p = train_params(rng, look, wide, fonts, faces) if wide > 0 or fonts > 0 or faces > 0 \
-            else random_params(rng, look)
+        p = train_params(rng, look, wide, fonts, faces, corners) if wide > 0 or fonts > 0 or faces > 0 \
+            or corners > 0 else random_params(rng, look)
         h = int(height * rng.uniform(0.85, 1.15))
         art = (
             render_back(h, rng=rng, params=p)
@@ -243,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
                          "models.crops.not_a_card), trained towards no class at all (their "
                          "softmax towards uniform, outlier exposure), so that a box on no card "
                          "is read unsurely")
+    ap.add_argument("--outlier-weight", type=float, default=OUTLIER_WEIGHT,
+                    help="how much the no-card crops' pull towards no class counts beside the "
+                         "cards' own loss (--outliers; 0 to 5)")
     ap.add_argument("--mirror", type=share, default=0.0,
                     help="share of crops mirrored left to right, named as the card printed (a laptop "
                          "camera's selfie view saves a card held up to it so)")
@@ -257,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-share", type=share, default=0.25,
                     help="share of each batch drawn from the --real-train cards")
     args = ap.parse_args(argv)
+    if not 0 <= args.outlier_weight <= 5:
+        ap.error(f"--outlier-weight {args.outlier_weight}: must be between 0 and 5")
     norm = not args.no_colour_norm
     real_train = parse_sets(args.real_train)
     from models.real_cards import SETS
@@ -383,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             logits = net(torch.from_numpy(xb))
             loss = F.cross_entropy(logits[: len(labels)], yb, label_smoothing=0.05)
             if n_out:
-                loss = loss + OUTLIER_WEIGHT * uniform_loss(logits[len(labels):])
+                loss = loss + args.outlier_weight * uniform_loss(logits[len(labels):])
             set_lr(step)
             opt.zero_grad()
             loss.backward()

@@ -147,3 +147,57 @@ def test_a_printing_can_set_its_digits_in_a_truetype_face_the_size_of_our_own():
     drawn = {train_params(np.random.default_rng(k), "2010s", faces=1.0).typeface for k in range(150)}
     assert drawn == set(files)
     assert train_params(np.random.default_rng(9), "classic") == train_params(np.random.default_rng(9), "classic", faces=0.0)
+
+
+def _red_inside_paper(a):
+    """Share of the top-left index region's pixels enclosed by paper that are the field's red."""
+    import cv2
+
+    h, w = a.shape[:2]
+    region = a[int(h * 0.03): int(h * 0.25), int(w * 0.03): int(w * 0.4), :3].astype(int)
+    b, g, r = region[..., 0], region[..., 1], region[..., 2]
+    paper = ((b > 200) & (g > 200) & (r > 200)).astype(np.uint8)
+    contours, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    inside = np.zeros_like(paper)
+    # only what paper rings round, not the border's paper along the region's edge
+    cv2.drawContours(inside, [c for c in contours if cv2.boundingRect(c)[0] > 0], -1, 1, -1)
+    red = (r > 150) & (g < 110) & (b < 110)
+    return (red & (inside > 0)).sum() / max(1, inside.sum())
+
+
+def test_a_training_printing_can_draw_its_corner_index_as_other_prints_do():
+    from dataclasses import replace
+
+    from models.crops import corner_index, train_params
+    from vision.render import random_params
+
+    p = replace(random_params(np.random.default_rng(5), "2010s"), wear=0.0, gloss=0.0)
+    assert (p.corner_rim, p.corner_scale, p.corner_tilt) == (0.0, 1.0, 0.0)  # as our print
+
+    def art(card, **kw):
+        return render_card(card, height=300, params=replace(p, **kw))
+
+    # hollow: the 7 in the corner is the card's red inside a paper rim, not paper itself
+    assert _red_inside_paper(art("red-7")) < 0.1
+    assert _red_inside_paper(art("red-7", corner_rim=2.5)) > 0.3
+
+    def index_height(**kw):  # rows where the corner's 7 and 1 differ (the rest is alike)
+        a, b = art("red-7", **kw), art("red-1", **kw)
+        h, w = a.shape[:2]
+        rows = np.nonzero(np.abs(a[: int(h * 0.3), : w // 2].astype(int) - b[: int(h * 0.3), : w // 2]).sum(axis=(1, 2)))[0]
+        return rows.max() - rows.min()
+
+    assert 1.25 < index_height(corner_scale=1.4) / index_height() < 1.55
+    # a wild's corner oval turns; a card with no oval in its corner does not
+    assert not np.array_equal(art("wild", corner_tilt=30), art("wild"))
+    assert np.array_equal(art("red-7", corner_tilt=30), art("red-7"))
+    with pytest.raises(ValueError, match="corner_rim"):
+        RenderParams(corner_rim=-1)
+    with pytest.raises(ValueError, match="corner_scale"):
+        RenderParams(corner_scale=3)
+    # training draws other corners only when asked, then hollow about half the time
+    drawn = [train_params(np.random.default_rng(k), "2010s", corners=1.0) for k in range(40)]
+    assert all(0.9 <= d.corner_scale <= 1.4 and -40 <= d.corner_tilt <= 40 for d in drawn)
+    assert 10 < sum(d.corner_rim > 0 for d in drawn) < 30
+    assert corner_index(np.random.default_rng(1), p) == corner_index(np.random.default_rng(1), p)
+    assert train_params(np.random.default_rng(9), "classic") == train_params(np.random.default_rng(9), "classic", corners=0.0)

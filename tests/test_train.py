@@ -107,6 +107,8 @@ def test_tiny_classifier_training_run(tmp_path):
             "1.0",
             "--outliers",
             "0.25",
+            "--outlier-weight",
+            "0.2",
             "--out",
             str(tmp_path / "cls"),
         ],
@@ -126,6 +128,7 @@ def test_tiny_classifier_training_run(tmp_path):
     assert recorded["box_turn"] == 1.0 and recorded["mirror"] == 0.5
     assert recorded["shake"] == 1.0  # every crop smeared by a shake
     assert recorded["outliers"] == 0.25  # and a quarter as many crops with no card beside them
+    assert recorded["outlier_weight"] == 0.2  # pulled towards no class that much
 
 
 @pytest.mark.slow

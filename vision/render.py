@@ -149,6 +149,15 @@ class RenderParams:
     # lists the bold and italic faces a pip install brings; the vector fonts above are thin
     # strokes beside a printed UNO digit, models/README.md); empty: `font` decides
     typeface: str = ""
+    # the corner index as other prints draw it (training only: `models.crops.train_params`;
+    # a real 2010s wild's "+4" is a hollow glyph in a white rim, its oval tilted in a white
+    # ring and larger than ours, and the corner reader that never saw one read none of them,
+    # models/README.md): rim > 0 paints the index in its card's own field colour inside a
+    # paper rim this many times the outline's width; scale sizes it; tilt turns a wild's
+    # corner oval by this many degrees
+    corner_rim: float = 0.0
+    corner_scale: float = 1.0
+    corner_tilt: float = 0.0
 
     def __post_init__(self) -> None:
         if self.look not in LOOKS:
@@ -157,6 +166,10 @@ class RenderParams:
             raise ValueError(f"font {self.font}: expected -1 (our strokes) or 0..{len(DIGIT_FONTS) - 1}")
         if self.typeface and not os.path.isfile(self.typeface):
             raise ValueError(f"typeface {self.typeface!r}: no such TrueType file")
+        if not 0 <= self.corner_rim <= 6:
+            raise ValueError(f"corner_rim {self.corner_rim}: expected 0 (as printed) to 6")
+        if not 0.5 <= self.corner_scale <= 2:
+            raise ValueError(f"corner_scale {self.corner_scale}: expected 0.5 to 2")
 
 
 def random_params(rng: np.random.Generator, look: str | None = None) -> RenderParams:
@@ -304,7 +317,7 @@ def _draw_truetype(mask: np.ndarray, digit: str, box, weight: float, typeface: s
 
 
 def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, slant: float = 0.0,
-                  font: int = -1, typeface: str = ""):
+                  font: int = -1, typeface: str = "", tilt: float = 0.0):
     """Masks (drawn in order, each gets outline + fill) for one glyph in a box.
 
     Returns a list of (mask, fill_key) where fill_key is 'fg' (the glyph colour) or a
@@ -371,8 +384,8 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, s
             cv2.ellipse(
                 m,
                 c,
-                (int(bw / 2), int(bh / 2)),
-                0,
+                (int(bw / 2 * (0.8 if tilt else 1.0)), int(bh / 2)),  # a tilted oval is a long one
+                tilt,
                 180 + 90 * i,
                 270 + 90 * i,
                 255,
@@ -385,8 +398,9 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, s
     return layers
 
 
-def _composite_glyph(canvas, layers, fg, p: RenderParams, unit: float, style: str, cols):
-    """Paint glyph layers with a black outline and a shadow, per the look's style."""
+def _composite_glyph(canvas, layers, fg, p: RenderParams, unit: float, style: str, cols, rim=None):
+    """Paint glyph layers with a black outline and a shadow, per the look's style; rim:
+    (colour, width in outlines) of a second outline around the first (a hollow index)."""
     out_px = max(1, int(round(unit * 0.016 * p.outline)))
     sh = unit * 0.022 * p.shadow
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * out_px + 1, 2 * out_px + 1))
@@ -394,6 +408,10 @@ def _composite_glyph(canvas, layers, fg, p: RenderParams, unit: float, style: st
     for m, key in layers:
         col = fg if key == "fg" else cols[key]
         outline = cv2.dilate(m, k)
+        if rim is not None:
+            r = max(1, int(round(out_px * rim[1])))
+            ring = cv2.dilate(outline, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+            canvas.paint(ring, rim[0])
         if style in ("outline_shadow", "drop_shadow"):
             dx, dy = (-sh, sh) if style == "outline_shadow" else (sh * 0.6, sh * 0.9)
             M = np.float32([[1, 0, dx], [0, 1, dy]])
@@ -601,24 +619,24 @@ def render_card(
     # corner indices: top-left upright, bottom-right turned 180 degrees
     crank = _corner_rank(colour, rank)
     ch = h * 0.13
-    ccx, ccy = b + w * 0.14, b + h * 0.09
     if crank in ("skip", "reverse", "draw2"):
         ch = h * 0.12
     if crank == "wildcircle":
         ch = h * 0.11
-    corner = _Canvas(h, w)
-    corner.img[:] = 0
+    ch *= p.corner_scale
+    # a larger index sits further in, its top-left corner where the printed one's is
+    ccx, ccy = b + w * 0.14 + (p.corner_scale - 1) * ch * 0.4, b + h * 0.09 + (p.corner_scale - 1) * ch * 0.45
     cbox = _glyph_box(crank, ccx, ccy, ch)
     cweight = ch * 0.16 * p.stroke
     clayers = _glyph_layers(cv_, crank, cbox, cweight, small=True, slant=p.slant, font=p.font,
-                           typeface=p.typeface)
-    cstyle = "outline" if crank != "wildcircle" else "outline"
-    cfg = paper
+                           typeface=p.typeface, tilt=p.corner_tilt)
+    # a hollow index: its card's own field colour in a paper rim
+    cfg, rim = (base, (paper, p.corner_rim)) if p.corner_rim > 0 else (paper, None)
     for m, key in clayers:  # paint both corners: the 180-degree copy comes from flipping
         flipped = cv2.flip(m, -1)
         clayers_pair = [(m, key), (flipped, key)]
         _composite_glyph(
-            cv_, clayers_pair, cfg, replace(p, outline=p.outline * 0.4), unit, cstyle, cols
+            cv_, clayers_pair, cfg, replace(p, outline=p.outline * 0.4), unit, "outline", cols, rim=rim
         )
 
     img = cv_.img
