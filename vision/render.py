@@ -405,13 +405,17 @@ def _composite_glyph(canvas, layers, fg, p: RenderParams, unit: float, style: st
     sh = unit * 0.022 * p.shadow
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * out_px + 1, 2 * out_px + 1))
     black = (0.05, 0.05, 0.05)
+    if rim is not None:  # one rim and one outline round the whole glyph (a wild's oval, not its quarters)
+        whole = cv2.dilate(np.max([m for m, _ in layers], axis=0), k)
+        r = max(1, int(round(out_px * rim[1])))
+        canvas.paint(cv2.dilate(whole, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))), rim[0])
+        canvas.paint(whole, black)
+        for m, key in layers:
+            canvas.paint(m, fg if key == "fg" else cols[key])
+        return
     for m, key in layers:
         col = fg if key == "fg" else cols[key]
         outline = cv2.dilate(m, k)
-        if rim is not None:
-            r = max(1, int(round(out_px * rim[1])))
-            ring = cv2.dilate(outline, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
-            canvas.paint(ring, rim[0])
         if style in ("outline_shadow", "drop_shadow"):
             dx, dy = (-sh, sh) if style == "outline_shadow" else (sh * 0.6, sh * 0.9)
             M = np.float32([[1, 0, dx], [0, 1, dy]])
@@ -632,12 +636,13 @@ def render_card(
                            typeface=p.typeface, tilt=p.corner_tilt)
     # a hollow index: its card's own field colour in a paper rim
     cfg, rim = (base, (paper, p.corner_rim)) if p.corner_rim > 0 else (paper, None)
-    for m, key in clayers:  # paint both corners: the 180-degree copy comes from flipping
-        flipped = cv2.flip(m, -1)
-        clayers_pair = [(m, key), (flipped, key)]
-        _composite_glyph(
-            cv_, clayers_pair, cfg, replace(p, outline=p.outline * 0.4), unit, "outline", cols, rim=rim
-        )
+    cp = replace(p, outline=p.outline * 0.4)
+    if rim is not None:  # every layer at once: the rim goes round the whole index
+        _composite_glyph(cv_, [*clayers, *[(cv2.flip(m, -1), key) for m, key in clayers]], cfg, cp, unit,
+                         "outline", cols, rim=rim)
+    else:
+        for m, key in clayers:  # paint both corners: the 180-degree copy comes from flipping
+            _composite_glyph(cv_, [(m, key), (cv2.flip(m, -1), key)], cfg, cp, unit, "outline", cols)
 
     img = cv_.img
     if p.wear > 0 and rng is not None:
