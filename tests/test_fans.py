@@ -114,3 +114,44 @@ def test_a_cards_border_is_a_straight_edge_and_white_dots_are_not():
     corner[:4, 6:] = int(WHITE_LEVEL)  # only the top border shows, the left one under a card
     assert _border_edge(corner) >= FAN_EDGE
     assert _border_edge(np.full_like(dots, (40, 160, 60))) == 0.0
+
+
+def test_a_card_boxed_twice_is_told_by_its_face_its_overlap_and_its_turn():
+    import cv2
+
+    from vision.recognizer import _boxed_twice
+
+    def box(cx, cy, angle):
+        return cv2.boxPoints(((cx, cy), (120, 186), angle))
+
+    quads = [box(300, 240, 20), box(310, 260, 22), box(470, 240, 20)]
+    # the weaker of two boxes on one card, both read as its face, is the twin
+    assert _boxed_twice(quads, ["wild", "wild", "red-3"], [0.87, 0.52, 0.9]) == {1}
+    assert _boxed_twice(quads, ["wild", "wild", "red-3"], [0.4, 0.52, 0.9]) == {0}
+    assert _boxed_twice(quads, ["wild", "blue-0", "red-3"], [0.87, 0.52, 0.9]) == set()  # two faces
+    # the same face apart (two copies fanned in a hand), or turned well apart, is two cards
+    assert _boxed_twice(quads, ["wild", "red-3", "wild"], [0.87, 0.52, 0.9]) == set()
+    assert _boxed_twice([quads[0], box(310, 260, 50)], ["wild", "wild"], [0.87, 0.52]) == set()
+
+
+
+@pytest.mark.skipif(not __import__("vision.real_faces", fromlist=["shared_data"]).shared_data().joinpath(
+    "real-cards-mit").is_dir(), reason="the shared mit photos are not on this machine")
+def test_a_card_under_another_boxed_and_read_as_the_card_on_top_is_read_by_its_corner(photos):
+    """A blue-0 (a real photo) 70% under a wild: the photos' detector boxes the card under as
+    well, and its crop, mostly the wild, reads `wild` 0.73. That box is the wild boxed twice,
+    so the walk from the wild does not stop at it: the blue-0 is read by its corner, and
+    the wild reported once (a model card scene: `models evaluate --only overlap-real`, mit 70%)."""
+    from models.evaluate import _iou, overlap_scene, real_faces
+
+    rng = np.random.default_rng([525252, 70])
+    faces = real_faces("mit")
+    for _ in range(37):
+        img, below, q1, top, q2, _ = overlap_scene(rng, 0.7, faces=faces)
+    assert (below, top) == ("blue-0", "wild")
+    boxes = photos.detect(img)
+    assert len(boxes) == 2 and max(_iou(q, q1) for q, _ in boxes) > 0.5  # the card under is boxed
+    found = photos.recognize(img)
+    assert sorted(d.card for d in found) == ["blue-0", "wild"]
+    under = next(d for d in found if d.card == "blue-0")
+    assert _iou(under.quad, q1) > 0.8 and under.detector_confidence == 0.0  # walked to, by its corner

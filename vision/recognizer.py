@@ -721,22 +721,29 @@ SAME_CARD_IOU = 0.4
 SAME_CARD_TURN = 6.0
 
 
-def _one_card_once(found: list[CardDetection]) -> list[CardDetection]:
-    """`found` without the weaker box of each card boxed twice (see SAME_CARD_IOU)."""
-    if len({d.card for d in found}) == len(found):  # no face read twice: nothing to compare
-        return found
-    rects = [cv2.minAreaRect(np.asarray(d.quad or box_quad(d.box), np.float32)) for d in found]
-    drop = set()
-    order = sorted(range(len(found)), key=lambda i: -(found[i].detector_confidence or 0.0))
+def _boxed_twice(quads: list, faces: list[str], scores: list[float]) -> set[int]:
+    """The weaker box (by detector score) of each card boxed twice (see SAME_CARD_IOU)."""
+    if len(set(faces)) == len(faces):  # no face read twice: nothing to compare
+        return set()
+    rects = [cv2.minAreaRect(np.asarray(q, np.float32)) for q in quads]
+    drop: set[int] = set()
+    order = sorted(range(len(faces)), key=lambda i: -(scores[i] or 0.0))
     for a_i, i in enumerate(order):
         if i in drop:
             continue
         for j in order[a_i + 1:]:
-            if j in drop or found[j].card != found[i].card:
+            if j in drop or faces[j] != faces[i]:
                 continue
             turn = abs((rects[i][2] - rects[j][2] + 45.0) % 90.0 - 45.0)  # minAreaRect angles: mod 90
             if turn <= SAME_CARD_TURN and _rotated_overlap(rects[i], rects[j])[0] > SAME_CARD_IOU:
                 drop.add(j)
+    return drop
+
+
+def _one_card_once(found: list[CardDetection]) -> list[CardDetection]:
+    """`found` without the weaker box of each card boxed twice (see SAME_CARD_IOU)."""
+    drop = _boxed_twice([d.quad or box_quad(d.box) for d in found], [d.card for d in found],
+                        [d.detector_confidence for d in found])
     return [d for k, d in enumerate(found) if k not in drop]
 
 
@@ -1279,7 +1286,11 @@ class CardRecognizer:
 
         t0 = time.perf_counter()
         faces = self._corner[2][:-1]
-        surely = [i for i, top in enumerate(names) if top[0][1] >= SECOND_LOOK_BELOW]
+        # a box on the card under another, read as the card on top (that face fills its
+        # crop), is that card boxed twice (`_one_card_once` drops it): the walk neither
+        # starts from it nor stops at it, and the card under it is read by its corner
+        twins = _boxed_twice(quads, [top[0][0] for top in names], [score for _, score in found])
+        surely = [i for i, top in enumerate(names) if top[0][1] >= SECOND_LOOK_BELOW and i not in twins]
         # a box read less surely than the walk reads its corners does not stop it (a detector
         # that boxes a fan's strips as whole cards reads them 0.5-0.7)
         blocking = [i for i in surely if names[i][0][1] >= FAN_SURE]
