@@ -195,6 +195,8 @@ def test_a_training_printing_can_draw_its_corner_index_as_other_prints_do():
         RenderParams(corner_rim=-1)
     with pytest.raises(ValueError, match="corner_scale"):
         RenderParams(corner_scale=3)
+    with pytest.raises(ValueError, match="corner_tilt"):
+        RenderParams(corner_tilt=120)
     # training draws other corners only when asked, then hollow about half the time
     drawn = [train_params(np.random.default_rng(k), "2010s", corners=1.0) for k in range(40)]
     assert all(0.9 <= d.corner_scale <= 1.4 and -40 <= d.corner_tilt <= 40 for d in drawn)

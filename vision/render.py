@@ -170,6 +170,8 @@ class RenderParams:
             raise ValueError(f"corner_rim {self.corner_rim}: expected 0 (as printed) to 6")
         if not 0.5 <= self.corner_scale <= 2:
             raise ValueError(f"corner_scale {self.corner_scale}: expected 0.5 to 2")
+        if not -90 <= self.corner_tilt <= 90:
+            raise ValueError(f"corner_tilt {self.corner_tilt}: expected -90 to 90 degrees")
 
 
 def random_params(rng: np.random.Generator, look: str | None = None) -> RenderParams:
