@@ -99,10 +99,14 @@ def load_onnx_weights(net, path: Path, calibration: np.ndarray | None = None) ->
 
 def render_bank(
     seed: int, per_class: int, height: int = 192, progress: bool = True, wide: float = 0.0,
-    fonts: float = 0.0, faces: float = 0.0, corners: float = 0.0,
+    fonts: float = 0.0, faces: float = 0.0, corners: float = 0.0, hollow: str = "all",
 ):
     """Rendered printings of every class: list of (class index, BGRA art); `wide`, `fonts`,
-    `faces` and `corners`: `models.crops.train_params`'."""
+    `faces` and `corners`: `models.crops.train_params`'; hollow "wild": a hollow corner
+    index (`corners`' rim) on the wild cards only, every other face's rim set back to 0
+    after the same draws."""
+    from dataclasses import replace
+
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
@@ -112,6 +116,8 @@ def render_bank(
         look = ("2010s", "2010s", "classic", "2020s", None)[k % 5]
         p = train_params(rng, look, wide, fonts, faces, corners) if wide > 0 or fonts > 0 or faces > 0 \
             or corners > 0 else random_params(rng, look)
+        if hollow == "wild" and p.corner_rim and not CLASSES[ci].startswith("wild"):
+            p = replace(p, corner_rim=0.0)
         h = int(height * rng.uniform(0.85, 1.15))
         art = (
             render_back(h, rng=rng, params=p)

@@ -233,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corners", type=share, default=0.0,
                     help="share of rendered printings whose corner index is drawn as another print's: "
                     "hollow in a paper rim, larger, a wild's oval tilted (models.crops.corner_index)")
+    ap.add_argument("--hollow", choices=("all", "wild"), default="all",
+                    help="which faces --corners may draw hollow: every face, or the wild cards only "
+                    "(a hollow coloured digit read a dotted cloth as a fan of cards, models/README.md)")
     ap.add_argument("--pool", type=int, default=40000,
                     help="training crops drawn once and trained on for every epoch (0: fresh crops each step)")
     ap.add_argument("--workers", type=int, default=2, help="processes drawing the pool")
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
                 ys.append(CORNER_CLASSES.index(rc.card))
         val_real[name] = (to_batch(xs), np.array(ys))
     bank = render_bank(args.seed + 1, args.bank, wide=0.6, fonts=args.fonts, faces=args.typefaces,
-                       corners=args.corners)
+                       corners=args.corners, hollow=args.hollow)
     covers = [art for _, art in bank[:: max(1, len(bank) // 300)]]
     vrng = np.random.default_rng(args.seed + 3)
     val = [s for ci, art in render_bank(args.seed + 2, args.val_per_class, progress=False, wide=0.6)

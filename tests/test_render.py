@@ -203,3 +203,17 @@ def test_a_training_printing_can_draw_its_corner_index_as_other_prints_do():
     assert 10 < sum(d.corner_rim > 0 for d in drawn) < 30
     assert corner_index(np.random.default_rng(1), p) == corner_index(np.random.default_rng(1), p)
     assert train_params(np.random.default_rng(9), "classic") == train_params(np.random.default_rng(9), "classic", corners=0.0)
+
+
+def test_a_corner_readers_bank_can_keep_hollow_indices_to_the_wild_cards():
+    from models.crops import CLASSES
+    from models.train_classifier import render_bank
+
+    every = render_bank(9, 2, height=96, progress=False, wide=0.6, corners=0.5)
+    wilds = render_bank(9, 2, height=96, progress=False, wide=0.6, corners=0.5, hollow="wild")
+    differ = {CLASSES[ci] for (ci, a), (_, b) in zip(every, wilds, strict=True) if not np.array_equal(a, b)}
+    # the wilds keep their rims (the same draws); some coloured faces lose theirs
+    assert differ and not any(c.startswith("wild") for c in differ)
+    plain = render_bank(9, 2, height=96, progress=False, wide=0.6)
+    assert any(not np.array_equal(a, b) for (ci, a), (_, b) in zip(plain, wilds, strict=True)
+               if CLASSES[ci].startswith("wild"))  # and a wild's corner is drawn as asked
