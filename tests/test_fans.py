@@ -4,7 +4,10 @@ read by walking from the card on top (CardRecognizer._read_fans)."""
 import numpy as np
 import pytest
 
+from vision.real_faces import shared_data
 from vision.recognizer import FAN_SURE, CardRecognizer
+
+MIT = shared_data() / "real-cards-mit"
 
 
 def _fan(n: int, seed: int = 9090):
@@ -134,9 +137,7 @@ def test_a_card_boxed_twice_is_told_by_its_face_its_overlap_and_its_turn():
     assert _boxed_twice([quads[0], box(310, 260, 50)], ["wild", "wild"], [0.87, 0.52]) == set()
 
 
-
-@pytest.mark.skipif(not __import__("vision.real_faces", fromlist=["shared_data"]).shared_data().joinpath(
-    "real-cards-mit").is_dir(), reason="the shared mit photos are not on this machine")
+@pytest.mark.skipif(not MIT.is_dir(), reason="the shared mit photos are not on this machine")
 def test_a_card_under_another_boxed_and_read_as_the_card_on_top_is_read_by_its_corner(photos):
     """A blue-0 (a real photo) 70% under a wild: the photos' detector boxes the card under as
     well, and its crop, mostly the wild, reads `wild` 0.73. That box is the wild boxed twice,

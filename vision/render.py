@@ -402,7 +402,8 @@ def _glyph_layers(canvas: _Canvas, rank: str, box, weight: float, small: bool, s
 
 def _composite_glyph(canvas, layers, fg, p: RenderParams, unit: float, style: str, cols, rim=None):
     """Paint glyph layers with a black outline and a shadow, per the look's style; rim:
-    (colour, width in outlines) of a second outline around the first (a hollow index)."""
+    (colour, width in outlines): instead, one black outline round all the layers together and
+    a ring of that colour round it, no shadow (a hollow corner index)."""
     out_px = max(1, int(round(unit * 0.016 * p.outline)))
     sh = unit * 0.022 * p.shadow
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * out_px + 1, 2 * out_px + 1))
