@@ -89,3 +89,23 @@ def test_a_photo_read_unsurely_is_read_again_mirrored_and_kept_only_when_surer(p
         (d,) = photos.recognize(img)
         assert (d.card, d.mirrored) == (("red-5", True) if kept else ("red-2", False))
         assert d.box == ((130.0, 10.0, 170.0, 90.0) if kept else (30.0, 10.0, 70.0, 90.0))
+
+
+def test_a_mirrored_reading_naming_the_same_face_is_kept_when_surer_at_all(photos, monkeypatch):
+    """The margin keeps a mirrored reading from changing a face: one that names the same
+    face (a slanted selfie-view card read 0.81 in its region's outline, 0.98 mirrored) is kept
+    when surer by less, and one naming another face at the same sureness is not."""
+    from vision.recognizer import MIRROR_MARGIN
+    from vision.types import CardDetection
+
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[:, :20] = 255
+    surer = 0.8 + MIRROR_MARGIN / 2
+    for mirrored_face, kept in (("red-7", True), ("red-1", False)):
+        def once(image, own, face=mirrored_face):
+            as_given = image[0, 0, 0] == 255
+            return [CardDetection("red-7" if as_given else face, 0.8 if as_given else surer, (30.0, 10.0, 70.0, 90.0))], {}
+
+        monkeypatch.setattr(photos, "_recognize_once", once)
+        (d,) = photos.recognize(img)
+        assert (d.card, d.confidence, d.mirrored) == (("red-7", surer, True) if kept else ("red-7", 0.8, False))

@@ -7,21 +7,21 @@ import numpy as np
 import pytest
 
 from vision.crops import order_portrait
-from vision.outline import outline_quad
+from vision.outline import outline_quad, region_quad
 from vision.render import random_params, render_card
 
 
-def _slanted(face: str, seed: int, narrow: float, surface=(60, 70, 80), finger: bool = False):
+def _slanted(face: str, seed: int, narrow: float, surface=(60, 70, 80), finger: bool = False, length: float = 0.9):
     """A rendered card lying on a plain surface, its top side narrowed by `narrow` at each
-    end (leaning away from the lens): (BGR image, the card's true corners, the rectangle a
-    detector boxes it with)."""
+    end (leaning away from the lens) and its length foreshortened to `length` of the art's:
+    (BGR image, the card's true corners, the rectangle a detector boxes it with)."""
     rng = np.random.default_rng(seed)
     art = render_card(face, height=300, rng=rng, params=random_params(rng, "2010s"))
     ah, aw = art.shape[:2]
     w, h = 640, 480
     src = np.float32([[0, 0], [aw, 0], [aw, ah], [0, ah]])
-    card = np.float32([[aw * narrow, 0], [aw * (1 - narrow), 0], [aw, ah * 0.9], [0, ah * 0.9]])
-    card += [(w - aw) / 2, (h - ah * 0.9) / 2]
+    card = np.float32([[aw * narrow, 0], [aw * (1 - narrow), 0], [aw, ah * length], [0, ah * length]])
+    card += [(w - aw) / 2, (h - ah * length) / 2]
     m = cv2.getPerspectiveTransform(src, card)
     warped = cv2.warpPerspective(art, m, (w, h), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
     a = warped[..., 3:4].astype(np.float32) / 255
@@ -124,3 +124,99 @@ def test_a_card_half_under_another_is_not_read_in_an_outline(readers, monkeypatc
     monkeypatch.setattr(outline, "detect", lambda image, timings=None: [(box, 0.8)])
     outline.recognize(img)
     assert calls and np.allclose(order_portrait(calls[0]), order_portrait(box))
+
+
+def _turned_off(box: np.ndarray, degrees: float) -> np.ndarray:
+    """The rectangle `box` turned about its centre: a detector's box lying across a card
+    that leans far back instead of along it."""
+    centre, size, angle = cv2.minAreaRect(np.asarray(box, np.float32))
+    return cv2.boxPoints((centre, size, angle + degrees)).astype(np.float32)
+
+
+@pytest.mark.parametrize("length", [0.45, 0.6])
+def test_a_card_whose_box_lies_across_it_is_cut_out_as_its_region(length):
+    """Its far side 40% of its near one and its box turned 35 degrees off it: the box's
+    sides are too far from the card's for its edges to be looked for, but the card is still
+    a region apart from the table, and that region's four corners are the card's."""
+    img, card, box = _slanted("red-7", 3, 0.3, length=length)
+    off = _turned_off(box, 35)
+    assert _worst_corner(off, card) > 0.5
+    edges = outline_quad(img, off)
+    assert edges is None or _worst_corner(edges, card) > 0.3
+    found = region_quad(img, off)
+    assert found is not None
+    assert _worst_corner(found, card) < 0.04
+
+
+def test_a_plain_frame_gives_no_region():
+    rng = np.random.default_rng(0)
+    img = np.clip(128 + rng.normal(0, 3, (480, 640, 3)), 0, 255).astype(np.uint8)
+    box = np.float32([[250, 150], [390, 150], [390, 370], [250, 370]])
+    assert region_quad(img, box) is None
+
+
+def test_a_card_boxed_across_itself_is_named_by_its_region(readers, monkeypatch):
+    """The still-photo reader reads such a card in its region's outline, either way round (a
+    card this foreshortened is about as wide as it is long): named surely. Without the region
+    the same boxes are read unsurely and wrong."""
+    import vision.outline
+
+    outline, _ = readers
+    cases = []
+    for length in (0.35, 0.45):  # at 0.35 the region's portrait order has the card on its side
+        for face, seed in CASES[:3]:
+            img, _, box = _slanted(face, seed, 0.3, length=length)
+            cases.append((face, img, _turned_off(box, 35)))
+
+    def read():
+        out = []
+        for _, img, off in cases:
+            monkeypatch.setattr(outline, "detect", lambda image, timings=None, b=off: [(b, 0.8)])
+            d = outline.recognize(img)
+            out.append((d[0].card, d[0].confidence) if d else ("none", 0.0))
+        return out
+
+    with_region = read()
+    assert [card for card, _ in with_region] == [face for face, _, _ in cases]
+    assert min(conf for _, conf in with_region) >= 0.9
+    monkeypatch.setattr(vision.outline, "region_quad", lambda image, quad: None)
+    without = read()
+    assert all(card != face or conf < 0.5 for (card, conf), (face, _, _) in zip(without, cases, strict=True))
+
+
+def test_a_card_turned_the_wrong_way_shows_no_index_in_its_corners(readers):
+    """The guard on reading a region turned a quarter: read the right way round, a card's
+    index corners name it; turned a quarter, they show no index (a card lying sideways read
+    turned can read surely as another face, a skip as a 0)."""
+    outline, _ = readers
+    for face, seed in CASES[:4]:
+        img, card, _ = _slanted(face, seed, 0.1)
+        assert outline._index_shows(img, card, face)
+        assert not outline._index_shows(img, np.roll(card, 1, axis=0), face)
+
+
+def test_a_region_read_surely_turned_is_not_taken_where_its_corners_show_no_index(readers, monkeypatch):
+    """A card lying sideways: its region read turned a quarter as another face, surely (the
+    classifier is made to), is not taken, since its corners that way show no index; the way
+    round they name it is."""
+    import vision.outline
+
+    outline, _ = readers
+    img, card, box = _slanted("red-7", 3, 0.1)
+    off = _turned_off(box, 35)
+    turned = np.roll(card, 1, axis=0)
+    monkeypatch.setattr(outline, "detect", lambda image, timings=None: [(off, 0.8)])
+    monkeypatch.setattr(vision.outline, "outline_quad", lambda image, quad: None)
+    monkeypatch.setattr(vision.outline, "region_quad", lambda image, quad: card)
+    real = outline._classify_more
+
+    def classify_more(image, quads, timings, ordered=False):
+        read = real(image, quads, timings, ordered)
+        return [[("red-0", 0.97)] if ordered and np.allclose(q, turned) else top for q, top in zip(quads, read, strict=True)]
+
+    monkeypatch.setattr(outline, "_classify_more", classify_more)
+    (d,) = outline.recognize(img)
+    assert d.card == "red-7" and d.confidence >= 0.9
+    monkeypatch.setattr(outline, "_index_shows", lambda image, quad, face: True)
+    (d,) = outline.recognize(img)
+    assert d.card == "red-0"  # without the corners' word the turned reading would win

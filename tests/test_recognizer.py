@@ -303,8 +303,8 @@ def test_a_card_boxed_too_square_and_read_surely_wrong_is_named_from_a_card_shap
     # which gets a second look anyway, so the sure misreading is given here
     real = rec.classify_top
 
-    def classify_top(image, quads, k=3, timings=None):
-        read = real(image, quads, k, timings)
+    def classify_top(image, quads, k=3, timings=None, ordered=False):
+        read = real(image, quads, k, timings, ordered)
         return [[("blue-1", 0.8)] + top[1:] if _too_square(q) else top for q, top in zip(quads, read, strict=True)]
 
     monkeypatch.setattr(rec, "classify_top", classify_top)
@@ -452,7 +452,7 @@ def test_a_square_box_is_split_only_into_two_faces(monkeypatch, halves, cards):
     img = np.full((480, 640, 3), (60, 90, 50), np.uint8)
     _boxed_as(rec, monkeypatch, cv2.boxPoints(((320.0, 240.0), (200.0, 190.0), 0.0)))
 
-    def classify_top(image, quads, k=3, timings=None):
+    def classify_top(image, quads, k=3, timings=None, ordered=False):
         if len(quads) == 1:
             return [[("wild", 0.4)]]
         return [[(halves[j % 2], 0.9)] for j in range(len(quads))]
@@ -620,9 +620,9 @@ def test_a_small_unsure_box_beside_a_whole_card_is_not_grown_into_a_card(monkeyp
     tried = []
     real_more = rec._classify_more
 
-    def classify_more(image, quads, timings):
+    def classify_more(image, quads, timings, ordered=False):
         tried.extend(quads)
-        return real_more(image, quads, timings)
+        return real_more(image, quads, timings, ordered)
 
     monkeypatch.setattr(rec, "_classify_more", classify_more)
     found = rec.recognize(img)
@@ -686,7 +686,7 @@ def test_a_top_card_boxed_askew_and_named_half_surely_is_named_from_its_box_turn
         return min(d, 180.0 - d)
 
     def run(first, rec):
-        def classify_top(image, quads, k=3, timings=None):
+        def classify_top(image, quads, k=3, timings=None, ordered=False):
             reads = []
             for q in quads:
                 if off(q) <= 12.0:
@@ -725,7 +725,7 @@ def _angle_stub(card_angle, tolerance, face="green-7", other=("green-1", 0.68), 
 
     crops = []
 
-    def classify_top(image, quads, k=3, timings=None):
+    def classify_top(image, quads, k=3, timings=None, ordered=False):
         crops.extend(quads)
         sure = [0.99 if off(q) <= tolerance else 0.99 - 0.02 * off(q) if graded else 0.0 for q in quads]
         return [[(face, p), (other[0], 0.005)] if p > other[1] else [other, (face, 0.1)] for p in sure]
@@ -793,7 +793,7 @@ def test_the_second_look_reads_only_boxes_near_an_unsure_card(monkeypatch):
     far_box = order_portrait(cv2.boxPoints(((500.0, 300.0), (60.0, 93.0), 0.0)))
     read = []
 
-    def classify_top(image, quads, k=3, timings=None):
+    def classify_top(image, quads, k=3, timings=None, ordered=False):
         read.extend(quads)
         return [[("red-3", 0.95)] for _ in quads]
 

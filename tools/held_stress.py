@@ -29,6 +29,7 @@ never saw that set), renders by `--models` (default: the shipped files).
 
     python tools/held_stress.py tilthard,tilt --folds 'data/models/fRM3_{set}' --json OUT.json
     python tools/held_stress.py tilthard --no-outline     # without vision.outline
+    python tools/held_stress.py tilthard --no-region      # the edges' outline only (no region_quad)
     python tools/held_stress.py dark --no-relight         # dark photos read as they are
     python tools/held_stress.py glare --seed 2            # other cards, other frames
 """
@@ -163,29 +164,15 @@ def on_table(rng: np.random.Generator, art: np.ndarray, size=(960, 720)) -> np.n
     return cv2.imdecode(enc, cv2.IMREAD_COLOR)
 
 
-def run(kind: str, folds: str | None, models: Path | None, outline: bool, renders: int,
-        save: Path | None, relight: bool = True, seed: int = SEED) -> dict:
-    from tqdm import tqdm
-
-    from models.evaluate import _main_card, held_sources
+def photos(kind: str, renders: int = 54, seed: int = SEED):
+    """The photos of one kind, drawn in order: (source set, card, BGR image, the kinds a
+    `mix` photo combines or [])."""
+    from models.evaluate import held_sources
     from models.held import held_scene
-    from vision.recognizer import CardRecognizer
 
     rng = np.random.default_rng(seed)
-    sources = held_sources(rng, ["mit", "mit2", "classic"], renders)
-    recs: dict = {}
-
-    def reader(src: str):
-        folder = Path(folds.format(set=src)) if folds and src in ("mit", "mit2", "classic") else models
-        if folder not in recs:
-            recs[folder] = CardRecognizer.default(photos=True, folder=folder, tiles=True, outline=outline,
-                                                  relight=relight)
-        return recs[folder]
-
-    stats: dict = {}
-    parts: list[str] = []
-    by_part: dict = {}
-    for i, (src, card, art) in enumerate(tqdm(sources, desc=kind, unit="card")):
+    for src, card, art in held_sources(rng, ["mit", "mit2", "classic"], renders):
+        parts: list[str] = []
         if kind in ("table", "steep"):
             img = on_table(rng, art if kind == "table" else _art(rng, art, "tilthard"))
         elif kind == "mix":
@@ -196,6 +183,28 @@ def run(kind: str, folds: str | None, models: Path | None, outline: bool, render
         else:
             img, _ = held_scene(rng, _art(rng, art, kind))
             img = _frame(rng, img, kind)
+        yield src, card, img, parts
+
+
+def run(kind: str, folds: str | None, models: Path | None, outline: bool, renders: int,
+        save: Path | None, relight: bool = True, seed: int = SEED) -> dict:
+    from tqdm import tqdm
+
+    from models.evaluate import _main_card
+    from vision.recognizer import CardRecognizer
+
+    recs: dict = {}
+
+    def reader(src: str):
+        folder = Path(folds.format(set=src)) if folds and src in ("mit", "mit2", "classic") else models
+        if folder not in recs:
+            recs[folder] = CardRecognizer.default(photos=True, folder=folder, tiles=True, outline=outline,
+                                                  relight=relight)
+        return recs[folder]
+
+    stats: dict = {}
+    by_part: dict = {}
+    for i, (src, card, img, parts) in enumerate(tqdm(photos(kind, renders, seed), desc=kind, unit="card")):
         d = _main_card(reader(src).recognize(img))
         for k in parts:  # mix: how each kind fares among the others
             bp = by_part.setdefault(k, [0, 0])
@@ -224,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", help="the models folder for each real set, with {set} (mit, mit2, classic)")
     ap.add_argument("--models", type=Path, help="the models folder for renders (default: shipped)")
     ap.add_argument("--no-outline", action="store_true", help="read without vision.outline")
+    ap.add_argument("--no-region", action="store_true",
+                    help="read in the edges' outline only, not the region's (vision.outline.region_quad)")
     ap.add_argument("--no-relight", action="store_true", help="read dark or tinted photos as they are")
     ap.add_argument("--renders", type=int, default=54, help="renders of each design (default 54)")
     ap.add_argument("--seed", type=int, default=SEED,
@@ -236,6 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     bad = [k for k in kinds if k not in KINDS]
     if bad:
         ap.error(f"unknown kind(s) {', '.join(bad)}; choose from {', '.join(KINDS)}")
+    if args.no_region:  # the reading before the thirty-third session
+        import vision.outline
+
+        vision.outline.region_quad = lambda image, quad: None
     out = {}
     for kind in kinds:
         out[kind] = run(kind, args.folds, args.models, not args.no_outline, args.renders, args.save,

@@ -219,6 +219,14 @@ OUTLINE_APART = 0.05
 # and that reading kept only where it is at least this sure: the outline found in a fanned
 # hand whose other cards the detector did not box read `green-1` 0.53, a face made up
 OUTLINE_SURE = 0.8
+# A card leaning far back can look wider than long, so its region's outline is read both
+# ways round. But a card lying sideways, read turned a quarter, can read surely as another
+# face (its oval upright: a skip or a 5 as a 0, 0.8-0.92). The index corners tell the way
+# round: read the turned way, a card's corners show its index (the corner reader names the
+# face 0.8-0.99 in `tilthard` photos), a card turned wrong shows none there (`none` 0.9 and
+# more). So the turned way is taken only where a corner names its face at least TURNED_INDEX
+# (models/README.md, thirty-third session).
+TURNED_INDEX = 0.5
 # A still photo taken in a dim room with its exposure held (a webcam at its longest
 # exposure, a phone locked on a lamp) is dark all over, and the detector, which learnt
 # exposures of some 0.6-1.4, boxed no card in 30 of 367 held-up cards at a fifth to under
@@ -1029,9 +1037,11 @@ class CardRecognizer:
 
     def classify_top(
         self, image: np.ndarray, quads: list[np.ndarray], k: int = 3, timings: dict[str, float] | None = None,
+        ordered: bool = False,
     ) -> list[list[tuple[str, float]]]:
-        """Each quad's `k` likeliest cards, most likely first: [(identifier, probability)]."""
-        from vision.crops import classifier_batch, crop_from_quad, order_portrait
+        """Each quad's `k` likeliest cards, most likely first: [(identifier, probability)];
+        `ordered`: each quad's corners already in its crop's order (`crop_from_quad`)."""
+        from vision.crops import classifier_batch, crop_from_quad
 
         t0 = time.perf_counter()
         timings = self.last_timings if timings is None else timings
@@ -1040,7 +1050,7 @@ class CardRecognizer:
             return []
         crops = []
         for q in quads:
-            c = crop_from_quad(image, order_portrait(q))
+            c = crop_from_quad(image, q, ordered=ordered)
             crops += [c, c[::-1, ::-1]] if self.both_turns else [c]
         x, whites = classifier_batch(crops, self.normalize_colour, self._cls_white)
         feed = {self._cls_input: x} | ({WHITE_INPUT: whites} if self._cls_white else {})
@@ -1061,11 +1071,11 @@ class CardRecognizer:
             return False
         return _whole_in(image, quad)
 
-    def _classify_more(self, image, quads, timings):
+    def _classify_more(self, image, quads, timings, ordered: bool = False):
         """`classify_top` of boxes tried beside the detector's, its time added to this call's
         "classify"."""
         scratch: dict[str, float] = {}
-        read = self.classify_top(image, quads, timings=scratch)
+        read = self.classify_top(image, quads, timings=scratch, ordered=ordered)
         timings["classify"] = timings.get("classify", 0.0) + scratch.get("classify", 0.0)
         return read
 
@@ -1141,29 +1151,54 @@ class CardRecognizer:
 
     def _outline_unsure(self, image, quads, names, timings):
         """Each box read under OUTLINE_BELOW, apart from every other box (`_apart`), named
-        as the card's own outline (`vision.outline.outline_quad`: a card seen at a slant is a
-        trapezoid its rectangle squeezes) reads it, when that is read at least OUTLINE_SURE
-        surely and surer than the box. The box itself stays."""
-        from vision.outline import outline_quad
+        as the card's own outline reads it, when that is read at least OUTLINE_SURE surely
+        and surer than the box: a card seen at a slant is a trapezoid its rectangle squeezes.
+        The outline is the one its edges give (`vision.outline.outline_quad`), or the one of
+        its region (`region_quad`, where the box lies too far off the card for its edges to
+        be looked for), that read either way round: a card leaning far back can look wider
+        than long. The box itself stays."""
+        from vision.outline import outline_quad, region_quad
 
         if all(top[0][1] >= OUTLINE_BELOW for top in names):
             return names
         t0 = time.perf_counter()
         rects = [cv2.minAreaRect(np.asarray(q, np.float32)) for q in quads]
-        tries = []
+        tries = []  # (box index, shapes, the place of its region turned a quarter or None)
         for i, (q, top) in enumerate(zip(quads, names, strict=True)):
             if top[0][1] >= OUTLINE_BELOW or not _apart(i, rects):
                 continue
-            if (shape := outline_quad(image, q)) is not None:
-                tries.append((i, [shape]))
+            shapes = [] if (edges := outline_quad(image, q)) is None else [edges]
+            turned = None
+            if (region := region_quad(image, q)) is not None:
+                turned = len(shapes) + 1 if self._corner is not None else None
+                shapes += [region, np.roll(region, 1, axis=0)] if turned else [region]
+            if shapes:
+                tries.append((i, shapes, turned))
         timings["outline"] = (time.perf_counter() - t0) * 1e3
         if not tries:
             return names
-        names = list(names)
-        for i, (_, top) in self._surest_shapes(image, tries, names, timings).items():
-            if top[0][1] >= OUTLINE_SURE:
+        read = self._classify_more(image, [s for _, shapes, _ in tries for s in shapes], timings, ordered=True)
+        names, k = list(names), 0
+        for i, shapes, turned in tries:
+            got = read[k: k + len(shapes)]
+            k += len(shapes)
+            if turned is not None and not self._index_shows(image, shapes[turned], got[turned][0][0]):
+                got = got[:turned] + got[turned + 1:]
+            top = max(got, key=lambda t: t[0][1])
+            if top[0][1] >= OUTLINE_SURE and top[0][1] > names[i][0][1]:
                 names[i] = top
         return names
+
+    def _index_shows(self, image, quad, face: str) -> bool:
+        """Does either index corner of `quad` (its corners in their crop's order) read `face`
+        at least TURNED_INDEX surely?"""
+        from vision.crops import corner_quads, crop_from_quad, white_reference
+
+        if face not in self._corner[2]:
+            return False
+        white = white_reference(crop_from_quad(image, quad, ordered=True))
+        p = self._read_patches(image, corner_quads(quad, ordered=True), [white, white])
+        return bool(p[:, self._corner[2].index(face)].max() >= TURNED_INDEX)
 
     def corner_readings(self, image: np.ndarray, quads: list[np.ndarray],
                         whites: list[np.ndarray] | None = None) -> np.ndarray:
@@ -1531,7 +1566,7 @@ class CardRecognizer:
 
     def _recognize_either_way(self, image: np.ndarray, own) -> tuple[list[CardDetection], dict[str, float]]:
         """`_recognize_once`, and where `mirror` is on and its faces are read unsurely, again
-        mirrored, that reading kept if it is MIRROR_MARGIN surer."""
+        mirrored, that reading kept if it is MIRROR_MARGIN surer, or surer naming the same faces."""
         found, timings = self._recognize_once(image, own)
         if not self.mirror:
             return found, timings
@@ -1545,7 +1580,11 @@ class CardRecognizer:
         w = image.shape[1]
         seen, _ = self._recognize_once(np.ascontiguousarray(image[:, ::-1]),
                                        None if own is None else (w - own[2], own[1], w - own[0], own[3]))
-        if _surest_face(seen) >= surest + MIRROR_MARGIN:
+        # the margin keeps a mirrored reading from changing a face; one that names the same
+        # faces changes none, and is kept when surer at all (a slanted card of a selfie view
+        # read 0.81 in its region's outline, 0.98 mirrored)
+        same = sorted(d.card for d in seen) == sorted(d.card for d in found)
+        if _surest_face(seen) >= surest + MIRROR_MARGIN or (same and _surest_face(seen) > surest):
             found = [_unmirrored(d, w) for d in seen]
         _spent(timings, "mirror", t0)
         return found, timings
