@@ -166,6 +166,34 @@ REGION_ITERS = 4
 REGION_AREA = (0.3, 1.8)
 
 
+def _four_sided(hull: np.ndarray) -> np.ndarray:
+    """The four-sided polygon nearest a convex hull (Nx2 float32; fewer corners where none is
+    found). `cv2.approxPolyN` came with OpenCV 4.11, and the Pi's wheels may be older: there
+    the hull is simplified more and more coarsely until four of its corners are left."""
+    if hasattr(cv2, "approxPolyN"):
+        return cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2).astype(np.float32)
+    length = cv2.arcLength(hull, True)
+    for share in np.linspace(0.01, 0.2, 39):
+        poly = cv2.approxPolyDP(hull, share * length, True).reshape(-1, 2).astype(np.float64)
+        if len(poly) <= 4:
+            break
+    if len(poly) != 4:
+        return poly.astype(np.float32)
+    # the simplified sides run between hull points, inside a rounded corner: each is moved
+    # out, along its normal, to touch the hull, and the corners are where they meet
+    pts, centre = hull.reshape(-1, 2).astype(np.float64), poly.mean(axis=0)
+    normals, offsets = [], []
+    for a, b in zip(poly, np.roll(poly, -1, axis=0), strict=True):
+        d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+        n = np.array([d[1], -d[0]])
+        n = -n if n @ (centre - a) > 0 else n
+        normals.append(n)
+        offsets.append(float((pts @ n).max()))
+    corners = [np.linalg.solve(np.array([normals[k - 1], normals[k]]), [offsets[k - 1], offsets[k]])
+               for k in range(4)]
+    return np.float32(corners)
+
+
 def region_quad(image: np.ndarray, quad) -> np.ndarray | None:
     """The card's four corners (4x2, the image's pixels, `order_portrait` order) as the
     outline of the region GrabCut cuts out about the detector's box `quad`, or None where no
@@ -203,7 +231,7 @@ def region_quad(image: np.ndarray, quad) -> np.ndarray | None:
     hull = cv2.convexHull(max(contours, key=cv2.contourArea))
     if len(hull) < 4:
         return None
-    poly = cv2.approxPolyN(hull, 4, ensure_convex=True).reshape(-1, 2).astype(np.float32)
+    poly = _four_sided(hull)
     if len(poly) != 4:
         return None
     area, boxed = cv2.contourArea(poly), cv2.contourArea(box.astype(np.float32))
