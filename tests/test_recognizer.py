@@ -472,6 +472,39 @@ def test_a_card_cut_by_the_frames_edge_is_named_as_the_whole_card(card):
     assert d.box[3] <= 480  # the box is the part in the image
 
 
+@pytest.mark.parametrize("card", ["red-6", "blue-9", "yellow-2", "blue-0"])
+@pytest.mark.parametrize("centre, long_side, angle", [((100, 240), 800.0, 0.0), ((540, 200), 760.0, 5.0)])
+def test_a_close_up_cut_on_three_sides_is_named_as_the_whole_card(card, centre, long_side, angle):
+    """A card nearer the webcam than the frame: cut at the top, the bottom and one side, so
+    that neither its width nor its height shows. Grown from one side it was read as a
+    stretched part (a 6, a 9, a 0 as a 1; a 2 as a 7)."""
+    rec = CardRecognizer.default(photos=True)
+    img, _ = _card_on_table(card, centre, angle, long_side=long_side)
+    d = max(rec.recognize(img), key=lambda d: d.detector_confidence)
+    assert (d.card, d.confidence >= 0.7) == (card, True)
+    x1, y1, x2, y2 = d.box
+    assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 480  # the box is the part in the image
+
+
+def test_a_box_cut_on_every_dimension_is_tried_at_several_sizes_unless_it_has_a_cards_shape():
+    from vision.crops import order_portrait
+    from vision.recognizer import CUT_SIZES, _cut_card_shapes
+
+    img = np.zeros((480, 640, 3), np.uint8)
+    # cut at the top, the bottom and the left, 360 x 480: no side shows the card's size
+    part = order_portrait(np.float32([[0, 0], [360, 0], [360, 479], [0, 479]]))
+    shapes = _cut_card_shapes(img, part)
+    heights = sorted({round(float(max(cv2.minAreaRect(s)[1]))) for s in shapes})
+    assert len(heights) == len(CUT_SIZES)
+    for s in shapes:
+        (_, _), (w, h), _ = cv2.minAreaRect(s)
+        assert abs(min(w, h) / max(w, h) - 56 / 87) < 0.02
+        assert s[:, 0].max() == pytest.approx(360, abs=0.5)  # the right side shows: grown leftwards only
+        assert s[:, 0].min() <= 0.5 and s[:, 1].min() < 0 and s[:, 1].max() > 479  # the least card covers the box
+    # the same cut with the visible part of a card's shape: taken as a close-up of the whole card
+    assert _cut_card_shapes(img, order_portrait(np.float32([[0, 0], [309, 0], [309, 479], [0, 479]]))) == []
+
+
 def test_a_box_on_the_frames_edge_grows_past_it_to_a_card():
     from vision.crops import order_portrait
     from vision.recognizer import _cut_card_shapes
@@ -486,10 +519,17 @@ def test_a_box_on_the_frames_edge_grows_past_it_to_a_card():
         assert abs(min(w, h) / max(w, h) - 56 / 87) < 0.02
         assert s[:, 1].min() == pytest.approx(350, abs=0.5)  # grown only past the edge
         assert s[:, 1].max() > 479
-    # a card overfilling the frame (top and bottom cut) grows both ways
+    # a card overfilling the frame (top and bottom cut) grows both ways: centred, and slid a
+    # quarter of the hidden part toward either end
     over = order_portrait(np.float32([[130, 0], [510, 0], [510, 479], [130, 479]]))  # 380 wide: 590 tall
-    (grown,) = [s for s in _cut_card_shapes(img, over) if s[:, 1].min() < 0]
-    assert -grown[:, 1].min() == pytest.approx(grown[:, 1].max() - 479, abs=0.5)
+    grown = sorted(_cut_card_shapes(img, over), key=lambda s: s[:, 1].min())
+    assert len(grown) == 3
+    tops, bottoms = [-s[:, 1].min() for s in grown], [s[:, 1].max() - 479 for s in grown]
+    assert tops[1] == pytest.approx(bottoms[1], abs=0.5)
+    assert tops[0] - tops[1] == pytest.approx(0.25 * (590 - 479), abs=1) == tops[1] - tops[2]
+    assert min(tops + bottoms) > 0
+    for s in grown:
+        assert s[:, 0].min() == pytest.approx(130, abs=0.5) and s[:, 0].max() == pytest.approx(510, abs=0.5)
     # clear of the edge, or a whole card touching it: nothing to grow
     assert _cut_card_shapes(img, order_portrait(np.float32([[100, 100], [164, 100], [164, 200], [100, 200]]))) == []
     assert _cut_card_shapes(img, order_portrait(np.float32([[100, 379], [164, 379], [164, 479], [100, 479]]))) == []

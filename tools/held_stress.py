@@ -186,11 +186,10 @@ def photos(kind: str, renders: int = 54, seed: int = SEED):
         yield src, card, img, parts
 
 
-def run(kind: str, folds: str | None, models: Path | None, outline: bool, renders: int,
-        save: Path | None, relight: bool = True, seed: int = SEED) -> dict:
-    from tqdm import tqdm
-
-    from models.evaluate import _main_card
+def fold_readers(folds: str | None, models: Path | None = None, **options):
+    """A still-photo reader for each source set, each loaded once: a real set's from `folds`
+    (a pattern with {set}: a fold that never saw it), renders' from `models` (None: the
+    shipped files); `options` go to `CardRecognizer.default`."""
     from vision.recognizer import CardRecognizer
 
     recs: dict = {}
@@ -198,10 +197,19 @@ def run(kind: str, folds: str | None, models: Path | None, outline: bool, render
     def reader(src: str):
         folder = Path(folds.format(set=src)) if folds and src in ("mit", "mit2", "classic") else models
         if folder not in recs:
-            recs[folder] = CardRecognizer.default(photos=True, folder=folder, tiles=True, outline=outline,
-                                                  relight=relight)
+            recs[folder] = CardRecognizer.default(photos=True, folder=folder, tiles=True, **options)
         return recs[folder]
 
+    return reader
+
+
+def run(kind: str, folds: str | None, models: Path | None, outline: bool, renders: int,
+        save: Path | None, relight: bool = True, seed: int = SEED) -> dict:
+    from tqdm import tqdm
+
+    from models.evaluate import _main_card
+
+    reader = fold_readers(folds, models, outline=outline, relight=relight)
     stats: dict = {}
     by_part: dict = {}
     for i, (src, card, img, parts) in enumerate(tqdm(photos(kind, renders, seed), desc=kind, unit="card")):

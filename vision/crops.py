@@ -38,11 +38,17 @@ def order_portrait(quad: np.ndarray) -> np.ndarray:
     return q
 
 
+def _in_order(quad, ordered: bool) -> np.ndarray:
+    """The quad's corners as given (`ordered`: already top-left clockwise, the way a crop
+    takes them), or `order_portrait`'s."""
+    return np.asarray(quad, np.float32).reshape(4, 2) if ordered else order_portrait(quad)
+
+
 def crop_from_quad(image: np.ndarray, quad, flip: bool = False, ordered: bool = False) -> np.ndarray:
     """Warp the (portrait-ordered) quad of `image` to a CROP_W x CROP_H crop; `ordered`: the
     quad's corners are already in the order the crop takes (top-left clockwise), kept as
     given (a card leaning far back can look wider than long: `order_portrait` would turn it)."""
-    q = np.asarray(quad, np.float32).reshape(4, 2) if ordered else order_portrait(quad)
+    q = _in_order(quad, ordered)
     if flip:
         q = np.roll(q, 2, axis=0)
     return _warp(image, q, CROP_W, CROP_H)
@@ -105,7 +111,7 @@ def corner_quads(quad, ordered: bool = False) -> list[np.ndarray]:
     the image's pixels, clockwise from the corner's own top-left: the box's top-left corner,
     then its bottom-right one turned upright (the card's 180-degree twin). `ordered`: the
     box's corners kept in the order given (`crop_from_quad`)."""
-    q = np.asarray(quad, np.float32).reshape(4, 2) if ordered else order_portrait(quad)
+    q = _in_order(quad, ordered)
     u, v = CORNER_SPAN
     span = [[0, 0], [u, 0], [u, v], [0, v]]
     return [card_points(q, span), card_points(np.roll(q, 2, axis=0), span)]

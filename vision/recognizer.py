@@ -138,6 +138,15 @@ CUT_EDGE = 0.02
 # but a deck's tuned network read it surely, and a classic skip became a 6 (the party deck's
 # classic set 81/83, models/README.md, seventeenth session).
 CUT_HIDDEN_MOST = 1.0
+# A card nearer than the frame can be cut on three or four sides: then neither its width nor
+# its height shows, and growing the box to a card's shape from one visible side read it as a
+# stretched part (a close-up 6 as a skip, a 3 as a 1). Such a card is tried at CUT_SIZES
+# times the least card that covers the box; along a dimension cut at both ends, centred or
+# slid CUT_SLIDE of its hidden length toward either end. Along a dimension whose both sides
+# lie in the image, the card's extent is the box's, within CUT_FIT of it.
+CUT_SIZES = (1.0, 1.3, 1.7)
+CUT_SLIDE = 0.25
+CUT_FIT = 0.12
 # A hand fanned out shows each card under the top one only as a strip with its corner index,
 # too little for the detector to box. People read a fan by those indices, and so does
 # `CardRecognizer._read_fans`: from each card read surely, the cards a fan would lay beside it
@@ -622,11 +631,13 @@ def _pair_halves(quad: np.ndarray) -> list[list[np.ndarray]] | None:
 
 
 def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
-    """The whole cards a box cut by the image's edge may be the visible part of: the box
-    (portrait-ordered) grown past each side that lies on the edge until it has a card's
-    shape, its visible side taken as the card's width or as its height; at both ends when two
-    opposite sides lie on it (a card overfilling the frame), hiding at most CUT_HIDDEN_MOST of
-    its visible length. Empty for a box of a card's shape, or one clear of the edge."""
+    """The whole cards a box cut by the image's edge may be the visible part of, each way up
+    (its height along the box's or across it): along each of the box's dimensions, the card
+    is as long as the box where neither end is cut (within CUT_FIT), grown past the cut end
+    where one is, and grown both ways where both are (centred, or slid CUT_SLIDE of the
+    hidden length toward either end); where both dimensions are cut, at each of CUT_SIZES
+    (a box of a card's shape: as it is). A dimension hides at most CUT_HIDDEN_MOST of its
+    visible length. Empty for a box of a card's shape, or one clear of the edge."""
     ih, iw = image.shape[:2]
     m = max(3.0, CUT_EDGE * max(ih, iw))  # a detector's box stops a few pixels short of the edge
     q = np.asarray(quad, np.float64)
@@ -635,28 +646,51 @@ def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
         return bool((a[0] <= m and b[0] <= m) or (a[0] >= iw - 1 - m and b[0] >= iw - 1 - m)
                     or (a[1] <= m and b[1] <= m) or (a[1] >= ih - 1 - m and b[1] >= ih - 1 - m))
 
-    cut = [on_edge(q[i], q[(i + 1) % 4]) for i in range(4)]  # top, right, bottom, left
+    top, right, bottom, left = (on_edge(q[i], q[(i + 1) % 4]) for i in range(4))
+    if not (top or right or bottom or left):
+        return []
+    u = (q[1] - q[0] + q[2] - q[3]) / 2  # across the box, left to right
+    v = (q[3] - q[0] + q[2] - q[1]) / 2  # along it, top to bottom
+    seen = (float(np.linalg.norm(u)), float(np.linalg.norm(v)))
+    units = (u / max(seen[0], 1e-6), v / max(seen[1], 1e-6))
+    cuts = ((left, right), (top, bottom))  # each dimension's (low end, high end)
+    # a box of a card's shape cut on every dimension is most often a close-up of the whole
+    # card: its size is taken as it is
+    shaped = abs(min(seen) / max(max(seen), 1e-6) - _CARD_ASPECT) <= CUT_FIT * _CARD_ASPECT
+    both_cut = all(lo or hi for lo, hi in cuts) and not shaped
     out = []
-    # grow top-bottom (the short sides 0 and 2 cut) or left-right (the long sides 3 and 1)
-    for first, last, ends in ((0, 2, ((0, 1), (3, 2))), (3, 1, ((0, 3), (1, 2)))):
-        if not (cut[first] or cut[last]):
-            continue
-        (a0, a1), (b0, b1) = ends
-        along = (q[b0] - q[a0] + q[b1] - q[a1]) / 2
-        length = float(np.linalg.norm(along))
-        width = float(np.linalg.norm(q[a1] - q[a0]))
-        unit = along / max(length, 1e-6)
-        for target in (width / _CARD_ASPECT, width * _CARD_ASPECT):
-            extra = target - length
-            if extra <= 0.05 * length or extra > CUT_HIDDEN_MOST * length:
-                continue
-            before = extra if not cut[last] else extra / 2 if cut[first] else 0.0
-            after = extra - before
-            grown = q.copy()
-            grown[[a0, a1]] -= unit * before
-            grown[[b0, b1]] += unit * after
-            out.append(grown.astype(np.float32))
+    for across in (_CARD_ASPECT, 1 / _CARD_ASPECT):  # the card's extent across / along the box
+        least = max(seen[0], seen[1] * across)
+        for size in CUT_SIZES if both_cut else (1.0,):
+            extent = (least * size, least * size / across)
+            places = [_cut_places(e, n, lo, hi) for e, n, (lo, hi) in zip(extent, seen, cuts, strict=True)]
+            if any(p is None for p in places) or all(abs(e - n) <= 0.05 * n for e, n in zip(extent, seen, strict=True)):
+                continue  # the card does not fit the box, or it is the box
+            # the box's own corners moved out along its sides, so that its slant is kept
+            for (lo_u, hi_u) in places[0]:
+                for (lo_v, hi_v) in places[1]:
+                    g = q.copy()
+                    g[[0, 3]] -= units[0] * lo_u
+                    g[[1, 2]] += units[0] * hi_u
+                    g[[0, 1]] -= units[1] * lo_v
+                    g[[3, 2]] += units[1] * hi_v
+                    out.append(g.astype(np.float32))
     return out
+
+
+def _cut_places(extent: float, seen: float, low: bool, high: bool) -> list[tuple[float, float]] | None:
+    """Where a card `extent` long lies along a box dimension `seen` long, cut at its `low`
+    and `high` ends: how far it reaches past the box's low end and past its high end, for
+    each place it may lie (None: it cannot lie there)."""
+    hidden = extent - seen  # never below 0: the card covers the box
+    if hidden > CUT_HIDDEN_MOST * seen + 1e-6:
+        return None
+    if not (low or high):
+        return [(0.0, 0.0)] if hidden <= CUT_FIT * seen else None
+    if low and high:
+        slides = (0.0,) if hidden < 0.1 * seen else (-CUT_SLIDE, 0.0, CUT_SLIDE)
+        return [((0.5 + k) * hidden, (0.5 - k) * hidden) for k in slides]
+    return [(hidden, 0.0)] if low else [(0.0, hidden)]
 
 
 def _white(patch: np.ndarray) -> np.ndarray:
