@@ -196,6 +196,22 @@ def test_a_card_boxed_across_itself_is_named_by_its_region(readers, monkeypatch)
     assert all(card != face or conf < 0.5 for (card, conf), (face, _, _) in zip(without, cases, strict=True))
 
 
+@pytest.mark.parametrize("length", [0.35, 0.45])
+def test_a_card_named_by_its_region_is_reported_in_its_outline_not_its_box(readers, monkeypatch, length):
+    """An annotated photo draws the card where it lies, not the box across it."""
+    outline, _ = readers
+    face, seed = CASES[0]
+    img, card, box = _slanted(face, seed, 0.3, length=length)
+    off = _turned_off(box, 35)
+    monkeypatch.setattr(outline, "detect", lambda image, timings=None: [(off, 0.8)])
+    (d,) = outline.recognize(img)
+    assert d.card == face and d.detector_confidence == 0.8
+    assert _worst_corner(np.float32(d.quad), card) < 0.06 < _worst_corner(off, card)
+    x1, y1, x2, y2 = d.box
+    (cx1, cy1), (cx2, cy2) = card.min(axis=0), card.max(axis=0)
+    assert max(abs(x1 - cx1), abs(y1 - cy1), abs(x2 - cx2), abs(y2 - cy2)) < 0.06 * (cy2 - cy1)
+
+
 def test_a_card_turned_the_wrong_way_shows_no_index_in_its_corners(readers):
     """The guard on reading a region turned a quarter: read the right way round, a card's
     index corners name it; turned a quarter, they show no index (a card lying sideways read
