@@ -503,6 +503,15 @@ def test_a_box_cut_on_every_dimension_is_tried_at_several_sizes_unless_it_has_a_
         assert s[:, 0].min() <= 0.5 and s[:, 1].min() < 0 and s[:, 1].max() > 479  # the least card covers the box
     # the same cut with the visible part of a card's shape: taken as a close-up of the whole card
     assert _cut_card_shapes(img, order_portrait(np.float32([[0, 0], [309, 0], [309, 479], [0, 479]]))) == []
+    # but a part of a card's shape in the frame's corner, cut at the top and the left only,
+    # spans neither of the frame's dimensions: it may be the corner of a card nearer than the
+    # frame, and is tried grown past both cut sides
+    corner = order_portrait(np.float32([[0, 0], [200, 0], [200, 310], [0, 310]]))
+    shapes = _cut_card_shapes(img, corner)
+    assert len(shapes) == len(CUT_SIZES) - 1  # the least card that covers it is the box itself
+    for s in shapes:
+        assert s[:, 0].max() == pytest.approx(200, abs=0.5) and s[:, 1].max() == pytest.approx(310, abs=0.5)
+        assert s[:, 0].min() < 0 and s[:, 1].min() < 0
 
 
 def test_a_box_on_the_frames_edge_grows_past_it_to_a_card():

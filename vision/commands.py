@@ -147,6 +147,8 @@ def cmd_detect(args) -> int:
                     seen += "  (a dark or tinted photo: read relit, B/G/R x" + "/".join(f"{g:.1f}" for g in d.relit) + ")"
                 if d.softened:
                     seen += "  (a noisy photo: read softened)"
+                if d.deglared:
+                    seen += "  (a lamp's glare: read with it taken off)"
                 if d.confidence < unsure_below:
                     seen += "  (unsure: the table would not take this reading)"
                 print(f"{name:<40} {d.card:<16} {d.confidence:5.2f}  [{box}]{seen}")

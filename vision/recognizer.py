@@ -637,7 +637,8 @@ def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
     where one is, and grown both ways where both are (centred, or slid CUT_SLIDE of the
     hidden length toward either end); where both dimensions are cut, at each of CUT_SIZES
     (a box of a card's shape: as it is). A dimension hides at most CUT_HIDDEN_MOST of its
-    visible length. Empty for a box of a card's shape, or one clear of the edge."""
+    visible length. Empty for a box of a card's shape that spans the frame one way, or one
+    clear of the edge."""
     ih, iw = image.shape[:2]
     m = max(3.0, CUT_EDGE * max(ih, iw))  # a detector's box stops a few pixels short of the edge
     q = np.asarray(quad, np.float64)
@@ -654,9 +655,12 @@ def _cut_card_shapes(image: np.ndarray, quad: np.ndarray) -> list[np.ndarray]:
     seen = (float(np.linalg.norm(u)), float(np.linalg.norm(v)))
     units = (u / max(seen[0], 1e-6), v / max(seen[1], 1e-6))
     cuts = ((left, right), (top, bottom))  # each dimension's (low end, high end)
-    # a box of a card's shape cut on every dimension is most often a close-up of the whole
-    # card: its size is taken as it is
-    shaped = abs(min(seen) / max(max(seen), 1e-6) - _CARD_ASPECT) <= CUT_FIT * _CARD_ASPECT
+    # a box of a card's shape that spans the frame one way (cut at both ends of a dimension)
+    # is most often a close-up of the whole card: its size is taken as it is. One in the
+    # frame's corner (cut at one end of each) spans neither, and may be a corner of a card
+    # nearer than the frame (`close` 343 -> 345, models/README.md, thirty-fifth session)
+    shaped = (abs(min(seen) / max(max(seen), 1e-6) - _CARD_ASPECT) <= CUT_FIT * _CARD_ASPECT
+              and any(lo and hi for lo, hi in cuts))
     both_cut = all(lo or hi for lo, hi in cuts) and not shaped
     out = []
     for across in (_CARD_ASPECT, 1 / _CARD_ASPECT):  # the card's extent across / along the box
@@ -818,7 +822,8 @@ class CardRecognizer:
     all read unsurely read again lifted where it is dark (`exposure_gain`) and white balanced
     where its light is tinted (`white_balance`), as a camera's gain and white balance would
     (RELIGHT_BELOW); soften: a photo still read unsurely then read again softened, as a
-    camera's noise reduction would (SOFTEN_SIGMA)."""
+    camera's noise reduction would (SOFTEN_SIGMA); deglare: a photo still read unsurely
+    then read again as given with a lamp's glare taken off as haze (`vision.glare`)."""
 
     def __init__(
         self,
@@ -843,6 +848,7 @@ class CardRecognizer:
         outline: bool = False,
         relight: bool = False,
         soften: bool = False,
+        deglare: bool = False,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -863,6 +869,7 @@ class CardRecognizer:
         self.outline = outline
         self.relight = relight
         self.soften = soften
+        self.deglare = deglare
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -928,7 +935,8 @@ class CardRecognizer:
         filling it (`whole_image`), one read unsurely read again mirrored (`mirror`), a
         box read unsurely read again in the card's own outline (`outline`), and a photo
         read unsurely read again relit, lifted and white balanced (`relight`), then
-        softened (`soften`), and each crop read both ways round (`both_turns`,
+        softened (`soften`), then with a lamp's glare taken off (`deglare`), and each crop
+        read both ways round (`both_turns`,
         BOTH_TURNS_PHOTOS).
         The one place that ties them."""
         kwargs.setdefault("complete_cut", photos)
@@ -943,6 +951,7 @@ class CardRecognizer:
         kwargs.setdefault("outline", photos)
         kwargs.setdefault("relight", photos)
         kwargs.setdefault("soften", photos)
+        kwargs.setdefault("deglare", photos)
         # each crop read both ways round and averaged: BOTH_TURNS_PHOTOS
         kwargs.setdefault("both_turns", photos and BOTH_TURNS_PHOTOS)
         # a folder of models made before the corner reader: the shipped one beside them
@@ -1574,6 +1583,7 @@ class CardRecognizer:
             raise ValueError(f"recognize() needs an HxWx3 BGR image, got shape {image.shape}")
         if image.dtype != np.uint8:
             raise ValueError(f"recognize() needs a uint8 image, got {image.dtype}")
+        given = image
         found, timings = self._recognize_either_way(image, own)
         surest = _surest_face(found)
         said = None  # the gains of a relit reading kept
@@ -1597,6 +1607,20 @@ class CardRecognizer:
             if _surest_face(seen) >= surest + RELIGHT_MARGIN:
                 found = [replace(d, softened=True, relit=said) for d in seen]  # relit first: both said
             _spent(timings, "soften", t0)
+        surest = _surest_face(found)
+        # a lamp's glare on a glossy card washes its glyph toward white (a 9 read as a 1, a 3
+        # as an 8, unsurely): `glare` 358 -> 362 of 367, `mix` 341 -> 346 read again with it
+        # taken off (`vision.glare`). Only where a face was read: taken off a frame with no
+        # card (a bare cloth, backs in a dim room), the stretch made faces up
+        # (models/README.md, thirty-fifth session)
+        if self.deglare and 0.0 < surest < RELIGHT_BELOW:
+            from vision.glare import deglared
+
+            t0 = time.perf_counter()
+            seen, _ = self._recognize_either_way(deglared(given), own)
+            if _surest_face(seen) >= surest + RELIGHT_MARGIN:
+                found = [replace(d, deglared=True) for d in seen]
+            _spent(timings, "deglare", t0)
         return found, timings
 
     def _recognize_either_way(self, image: np.ndarray, own) -> tuple[list[CardDetection], dict[str, float]]:

@@ -22,6 +22,8 @@ class CardDetection:
           as it was.
     softened: read from the still photo softened (`vision.recognizer.SOFTEN_SIGMA`), its
           noise blurred away, as a dim room's webcam photo is.
+    deglared: read from the still photo with a lamp's glare taken off as haze
+          (`vision.glare`), the glyph it washed out brought back.
     """
 
     card: str
@@ -33,6 +35,7 @@ class CardDetection:
     mirrored: bool = False
     relit: tuple[float, float, float] | None = None
     softened: bool = False
+    deglared: bool = False
 
     def to_json(self) -> dict:
         out = {
@@ -50,6 +53,8 @@ class CardDetection:
             out["relit"] = [round(float(g), 2) for g in self.relit]
         if self.softened:
             out["softened"] = True
+        if self.deglared:
+            out["deglared"] = True
         return out
 
 
