@@ -46,6 +46,20 @@ def smear(img: np.ndarray, length: int, degrees: float) -> np.ndarray:
     return cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
 
 
+def lamp_glare(rng: np.random.Generator, img: np.ndarray, strength=(0.5, 0.9)) -> np.ndarray:
+    """`img` crossed by a lamp's glare stronger than `held_scene`'s: a soft band 10-30% of
+    its height wide through its middle at any angle, a share drawn from `strength` of the way
+    to white at its core."""
+    h, w = img.shape[:2]
+    band = np.zeros((h, w), np.float32)
+    p = np.float32([w, h]) * rng.uniform(0.35, 0.65, 2)
+    t = rng.uniform(0, np.pi)
+    d = np.float32([np.cos(t), np.sin(t)]) * w
+    cv2.line(band, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(h * rng.uniform(0.1, 0.3)))
+    band = cv2.GaussianBlur(band, (0, 0), h * 0.05)[..., None] * rng.uniform(*strength)
+    return np.clip(img * (1 - band) + 255 * band, 0, 255).astype(np.uint8)
+
+
 def held_scene(rng: np.random.Generator, art: np.ndarray, size=(640, 480)) -> tuple[np.ndarray, np.ndarray]:
     """`art` (a card, BGRA) held up before the room (`room`): 45-100% of the frame's height
     (so sometimes cut by its edge), turned up to about 25 degrees, leaning, fingers over an

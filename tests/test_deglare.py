@@ -8,29 +8,17 @@ import numpy as np
 import pytest
 
 from models.evaluate import _main_card
-from models.held import held_scene
+from models.held import held_scene, lamp_glare
 from vision.glare import deglared
 from vision.recognizer import CardRecognizer
 from vision.render import random_params, render_card
 
 
-def _band(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    """A lamp's glare: a soft band across the middle, 60-90% of the way to white at its core
-    (as `tools/held_stress.py glare` draws it). HxWx1 float32."""
-    band = np.zeros((h, w), np.float32)
-    p = np.float32([w, h]) * rng.uniform(0.35, 0.65, 2)
-    t = rng.uniform(0, np.pi)
-    d = np.float32([np.cos(t), np.sin(t)]) * w
-    cv2.line(band, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(h * rng.uniform(0.1, 0.3)))
-    return cv2.GaussianBlur(band, (0, 0), h * 0.05)[..., None] * rng.uniform(0.6, 0.9)
-
-
 def _glared(seed: int, card: str, design: str) -> np.ndarray:
-    """A held-up card crossed by a glare band 60-90% white at its core."""
+    """A held-up card crossed by a lamp's glare 60-90% white at its core."""
     rng = np.random.default_rng(seed)
     img, _ = held_scene(rng, render_card(card, height=400, rng=rng, params=random_params(rng, design)))
-    band = _band(*img.shape[:2], rng)
-    return np.clip(img * (1 - band) + 255 * band, 0, 255).astype(np.uint8)
+    return lamp_glare(rng, img, strength=(0.6, 0.9))
 
 
 def _on_grey(card: str, design: str) -> np.ndarray:

@@ -93,7 +93,7 @@ def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
     """The whole frame shrunk into a room (small), zoomed into (close), seen at 320x240
     (lowres), smeared (shake), in a dim room (dim), underexposed (dark), under a light the
     white balance left warm or cool, or crossed by a lamp's glare (glare)."""
-    from models.held import room, smear
+    from models.held import lamp_glare, room, smear
 
     h, w = img.shape[:2]
     if kind == "small":
@@ -112,15 +112,8 @@ def _frame(rng: np.random.Generator, img: np.ndarray, kind: str) -> np.ndarray:
         return cv2.resize(cv2.resize(img, (320, 240), interpolation=cv2.INTER_AREA), (w, h))
     if kind == "shake":  # as `models.held.held_scene`'s smear, longer
         return smear(img, int(rng.integers(10, 26)), rng.uniform(0, 180))
-    if kind == "glare":  # as `models.held.held_scene`'s, across the middle, stronger
-        h, w = img.shape[:2]
-        band = np.zeros((h, w), np.float32)
-        p = np.float32([w, h]) * rng.uniform(0.35, 0.65, 2)
-        t = rng.uniform(0, np.pi)
-        d = np.float32([np.cos(t), np.sin(t)]) * w
-        cv2.line(band, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(h * rng.uniform(0.1, 0.3)))
-        band = cv2.GaussianBlur(band, (0, 0), h * 0.05)[..., None] * rng.uniform(0.5, 0.9)
-        return np.clip(img * (1 - band) + 255 * band, 0, 255).astype(np.uint8)
+    if kind == "glare":
+        return lamp_glare(rng, img)
     if kind in ("warm", "cool"):
         if kind == "warm":
             gains = [rng.uniform(0.45, 0.65), rng.uniform(0.7, 0.85), 1.0]

@@ -34,13 +34,18 @@ DEGLARE_WHITE = 0.5
 
 def deglared(image: np.ndarray) -> np.ndarray:
     """`image` (BGR uint8) with the white a glare lays over it taken off (see the module)."""
-    step = max(1, max(image.shape[:2]) // 320)  # the white measured on a grid, as a webcam frame's
+    h, w = image.shape[:2]
+    step = max(1, max(h, w) // 320)  # the white measured on a grid, as a webcam frame's
     sample = image[::step, ::step].reshape(-1, 3)
     white = np.maximum(np.percentile(sample, 100 - DEGLARE_WHITE, axis=0), 1.0).astype(np.float32)
     img = image.astype(np.float32)
-    dark = (img / white).min(axis=2)
-    k = max(3, int(DEGLARE_PATCH * min(image.shape[:2]))) | 1
+    # the darkest channel, channel by channel (numpy reduces slowly over rows of three)
+    dark = np.minimum(np.minimum(img[..., 0] / white[0], img[..., 1] / white[1]), img[..., 2] / white[2])
+    k = max(3, int(DEGLARE_PATCH * min(h, w))) | 1
     dark = cv2.erode(dark, np.ones((k, k), np.uint8))
     dark = cv2.GaussianBlur(dark, (0, 0), k)
     t = np.maximum(1.0 - DEGLARE_KEEP * dark, DEGLARE_FLOOR)[..., None]
-    return np.clip((img - white) / t + white, 0, 255).astype(np.uint8)
+    img -= white
+    img /= t
+    img += white
+    return np.clip(img, 0, 255).astype(np.uint8)

@@ -2,11 +2,10 @@
 draws it), 120 seeds: which are named surely (0.5 or more) with the glare reading, without it,
 both or neither (the shipped files). tests/test_deglare.py takes its cases from here.
 python models/eval/issue13/s35/find_glare_cases.py"""
-import cv2
 import numpy as np
 
 from models.evaluate import _main_card
-from models.held import held_scene
+from models.held import held_scene, lamp_glare
 from vision.recognizer import CardRecognizer
 from vision.render import ALL_FACES, random_params, render_card
 
@@ -14,14 +13,8 @@ from vision.render import ALL_FACES, random_params, render_card
 def glared(seed, card, design):
     rng = np.random.default_rng(seed)
     img, _ = held_scene(rng, render_card(card, height=400, rng=rng, params=random_params(rng, design)))
-    h, w = img.shape[:2]
-    band = np.zeros((h, w), np.float32)
-    p = np.float32([w, h]) * rng.uniform(0.35, 0.65, 2)
-    t = rng.uniform(0, np.pi)
-    d = np.float32([np.cos(t), np.sin(t)]) * w
-    cv2.line(band, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(h * rng.uniform(0.1, 0.3)))
-    band = cv2.GaussianBlur(band, (0, 0), h * 0.05)[..., None] * rng.uniform(0.6, 0.9)
-    return np.clip(img * (1 - band) + 255 * band, 0, 255).astype(np.uint8)
+    return lamp_glare(rng, img, strength=(0.6, 0.9))
+
 
 on = CardRecognizer.default(photos=True)
 off = CardRecognizer.default(photos=True, deglare=False)
