@@ -1601,12 +1601,10 @@ class CardRecognizer:
                 found, image, surest = [replace(d, relit=said) for d in seen], lit, _surest_face(seen)
             _spent(timings, "relight", t0)
         if self.soften and surest < RELIGHT_BELOW:
-            t0 = time.perf_counter()
             sigma = SOFTEN_SIGMA * max(image.shape[:2])
-            seen, _ = self._recognize_either_way(cv2.GaussianBlur(image, (0, 0), sigma), own)
-            if _surest_face(seen) >= surest + RELIGHT_MARGIN:
+            seen = self._read_again(lambda: cv2.GaussianBlur(image, (0, 0), sigma), own, surest, timings, "soften")
+            if seen is not None:
                 found = [replace(d, softened=True, relit=said) for d in seen]  # relit first: both said
-            _spent(timings, "soften", t0)
         surest = _surest_face(found)
         # a lamp's glare on a glossy card washes its glyph toward white (a 9 read as a 1, a 3
         # as an 8, unsurely): `glare` 358 -> 362 of 367, `mix` 341 -> 346 read again with it
@@ -1616,12 +1614,20 @@ class CardRecognizer:
         if self.deglare and 0.0 < surest < RELIGHT_BELOW:
             from vision.glare import deglared
 
-            t0 = time.perf_counter()
-            seen, _ = self._recognize_either_way(deglared(given), own)
-            if _surest_face(seen) >= surest + RELIGHT_MARGIN:
+            seen = self._read_again(lambda: deglared(given), own, surest, timings, "deglare")
+            if seen is not None:
                 found = [replace(d, deglared=True) for d in seen]
-            _spent(timings, "deglare", t0)
         return found, timings
+
+    def _read_again(self, make, own, surest: float, timings: dict[str, float], stage: str,
+                    ) -> list[CardDetection] | None:
+        """A photo read unsurely read again as `make()` gives it (softened, its glare taken
+        off): its cards where their surest face is RELIGHT_MARGIN surer than `surest`, else
+        None. The time, making included: `timings[stage]`."""
+        t0 = time.perf_counter()
+        seen, _ = self._recognize_either_way(make(), own)
+        _spent(timings, stage, t0)
+        return seen if _surest_face(seen) >= surest + RELIGHT_MARGIN else None
 
     def _recognize_either_way(self, image: np.ndarray, own) -> tuple[list[CardDetection], dict[str, float]]:
         """`_recognize_once`, and where `mirror` is on and its faces are read unsurely, again
