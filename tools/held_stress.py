@@ -32,6 +32,7 @@ never saw that set), renders by `--models` (default: the shipped files).
     python tools/held_stress.py tilthard --no-region      # the edges' outline only (no region_quad)
     python tools/held_stress.py dark --no-relight         # dark photos read as they are
     python tools/held_stress.py glare --no-deglare        # without vision.glare's reading
+    python tools/held_stress.py mix --no-search           # without vision.search (no box: nothing)
     python tools/held_stress.py glare --seed 2            # other cards, other frames
 """
 
@@ -198,12 +199,13 @@ def fold_readers(folds: str | None, models: Path | None = None, **options):
 
 
 def run(kind: str, folds: str | None, models: Path | None, outline: bool, renders: int,
-        save: Path | None, relight: bool = True, seed: int = SEED, deglare: bool = True) -> dict:
+        save: Path | None, relight: bool = True, seed: int = SEED, deglare: bool = True,
+        search: bool = True) -> dict:
     from tqdm import tqdm
 
     from models.evaluate import _main_card
 
-    reader = fold_readers(folds, models, outline=outline, relight=relight, deglare=deglare)
+    reader = fold_readers(folds, models, outline=outline, relight=relight, deglare=deglare, search=search)
     stats: dict = {}
     by_part: dict = {}
     for i, (src, card, img, parts) in enumerate(tqdm(photos(kind, renders, seed), desc=kind, unit="card")):
@@ -239,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="read in the edges' outline only, not the region's (vision.outline.region_quad)")
     ap.add_argument("--no-relight", action="store_true", help="read dark or tinted photos as they are")
     ap.add_argument("--no-deglare", action="store_true", help="read photos without a lamp's glare taken off")
+    ap.add_argument("--no-search", action="store_true", help="where no box is found, do not search the photo for a card")
     ap.add_argument("--renders", type=int, default=54, help="renders of each design (default 54)")
     ap.add_argument("--seed", type=int, default=SEED,
                     help=f"the cards' and frames' draws (default {SEED}, `--only held`'s; another seed "
@@ -257,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     out = {}
     for kind in kinds:
         out[kind] = run(kind, args.folds, args.models, not args.no_outline, args.renders, args.save,
-                        not args.no_relight, args.seed, not args.no_deglare)
+                        not args.no_relight, args.seed, not args.no_deglare,
+                        not args.no_search)
         sets = {src: v for src, v in out[kind].items() if src != "by_part"}
         named = sum(int(v["named"].split("/")[0]) for v in sets.values())
         total = sum(int(v["named"].split("/")[1]) for v in sets.values())

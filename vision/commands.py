@@ -149,6 +149,8 @@ def cmd_detect(args) -> int:
                     seen += "  (a noisy photo: read softened)"
                 if d.deglared:
                     seen += "  (a lamp's glare: read with it taken off)"
+                if d.searched:
+                    seen += "  (no box: found by searching the photo, index and face agreeing)"
                 if d.confidence < unsure_below:
                     seen += "  (unsure: the table would not take this reading)"
                 print(f"{name:<40} {d.card:<16} {d.confidence:5.2f}  [{box}]{seen}")

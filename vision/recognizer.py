@@ -823,7 +823,9 @@ class CardRecognizer:
     where its light is tinted (`white_balance`), as a camera's gain and white balance would
     (RELIGHT_BELOW); soften: a photo still read unsurely then read again softened, as a
     camera's noise reduction would (SOFTEN_SIGMA); deglare: a photo still read unsurely
-    then read again as given with a lamp's glare taken off as haze (`vision.glare`)."""
+    then read again as given with a lamp's glare taken off as haze (`vision.glare`); search:
+    a photo in which no reading found any card searched for one through card-shaped windows,
+    a face kept where the classifier and the corner reader agree on it (`vision.search`)."""
 
     def __init__(
         self,
@@ -849,6 +851,7 @@ class CardRecognizer:
         relight: bool = False,
         soften: bool = False,
         deglare: bool = False,
+        search: bool = False,
     ) -> None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf {conf}: must lie strictly between 0 and 1")
@@ -870,6 +873,7 @@ class CardRecognizer:
         self.relight = relight
         self.soften = soften
         self.deglare = deglare
+        self.search = search
         self._det = _session(self.detector_path, threads)
         self._cls = _session(self.classifier_path, threads)
         det_in = self._det.get_inputs()[0]
@@ -935,7 +939,8 @@ class CardRecognizer:
         filling it (`whole_image`), one read unsurely read again mirrored (`mirror`), a
         box read unsurely read again in the card's own outline (`outline`), and a photo
         read unsurely read again relit, lifted and white balanced (`relight`), then
-        softened (`soften`), then with a lamp's glare taken off (`deglare`), and each crop
+        softened (`soften`), then with a lamp's glare taken off (`deglare`), one in which
+        no reading found a card searched for one (`search`), and each crop
         read both ways round (`both_turns`,
         BOTH_TURNS_PHOTOS).
         The one place that ties them."""
@@ -952,6 +957,7 @@ class CardRecognizer:
         kwargs.setdefault("relight", photos)
         kwargs.setdefault("soften", photos)
         kwargs.setdefault("deglare", photos)
+        kwargs.setdefault("search", photos)
         # each crop read both ways round and averaged: BOTH_TURNS_PHOTOS
         kwargs.setdefault("both_turns", photos and BOTH_TURNS_PHOTOS)
         # a folder of models made before the corner reader: the shipped one beside them
@@ -1540,6 +1546,41 @@ class CardRecognizer:
                               quad=tuple((float(x), float(y)) for x, y in quad),
                               detector_confidence=0.0)]
 
+    def _searched(self, image: np.ndarray) -> list[CardDetection]:
+        """The card `vision.search.search` finds in a photo where no box was found, said
+        `searched`; [] where the two readers agree on none."""
+        from vision.crops import order_portrait
+        from vision.search import rect_quad, search
+
+        scratch: dict[str, float] = {}
+        names = self._corner[2]
+
+        def quads(rects):
+            return [order_portrait(rect_quad(r)) for r in rects]
+
+        def read_top(rects):
+            return [top[0] for top in self.classify_top(image, quads(rects), 1, scratch)]
+
+        def read_face(rects, face):
+            qs = quads(rects)
+            faces = [dict(top).get(face, 0.0) for top in self.classify_top(image, qs, len(self.classes), scratch)]
+            if face not in names:
+                return [(p, 0.0) for p in faces]
+            corner = self.corner_readings(image, qs)[:, :, names.index(face)].max(axis=1)
+            return list(zip(faces, corner.tolist(), strict=True))
+
+        hit = search(image.shape[0], image.shape[1], read_top, read_face, faces=("back",))
+        if hit is None:
+            return []
+        face, prob, _, rect = hit
+        quad = quads([rect])[0]
+        quad[:, 0] = np.clip(quad[:, 0], 0, image.shape[1])
+        quad[:, 1] = np.clip(quad[:, 1], 0, image.shape[0])
+        (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+        return [CardDetection(card=face, confidence=prob, box=(float(x0), float(y0), float(x1), float(y1)),
+                              quad=tuple((float(x), float(y)) for x, y in quad), detector_confidence=0.0,
+                              candidates=tuple(self.classify_top(image, [quad], 3, scratch)[0]), searched=True)]
+
     def recognize(self, image: np.ndarray) -> list[CardDetection]:
         """Every card in a BGR image (any size), best detector score first. Its stage times:
         `last_timings`."""
@@ -1605,6 +1646,12 @@ class CardRecognizer:
             seen = self._read_again(lambda: cv2.GaussianBlur(image, (0, 0), sigma), own, surest, timings, "soften")
             if seen is not None:
                 found = [replace(d, softened=True, relit=said) for d in seen]  # relit first: both said
+        # no box in any reading: the photo searched for a card where the classifier and the
+        # corner reader agree (`vision.search`; the held-out webcam photos' commonest miss)
+        if self.search and not found and self._corner is not None:
+            t0 = time.perf_counter()
+            found = self._searched(given)
+            _spent(timings, "search", t0)
         surest = _surest_face(found)
         # a lamp's glare on a glossy card washes its glyph toward white (a 9 read as a 1, a 3
         # as an 8, unsurely): `glare` 358 -> 362 of 367, `mix` 341 -> 346 read again with it

@@ -24,6 +24,8 @@ class CardDetection:
           noise blurred away, as a dim room's webcam photo is.
     deglared: read from the still photo with a lamp's glare taken off as haze
           (`vision.glare`), the glyph it washed out brought back.
+    searched: found by searching the still photo for a card where the detector boxed none
+          (`vision.search`): the classifier and the corner reader agree on its face.
     """
 
     card: str
@@ -36,6 +38,7 @@ class CardDetection:
     relit: tuple[float, float, float] | None = None
     softened: bool = False
     deglared: bool = False
+    searched: bool = False
 
     def to_json(self) -> dict:
         out = {
@@ -55,6 +58,8 @@ class CardDetection:
             out["softened"] = True
         if self.deglared:
             out["deglared"] = True
+        if self.searched:
+            out["searched"] = True
         return out
 
 
