@@ -71,8 +71,15 @@ def test_a_face_its_index_does_not_show_is_not_kept():
     assert vs.search(480, 640, *_readers(corner_reads=False)) is None
 
 
-def test_faces_never_kept_are_not_searched_for():
-    assert vs.search(480, 640, *_readers(corner_reads=True, face="back"), faces=("back",)) is None
+def test_a_back_is_never_kept_and_a_back_read_surest_ends_the_search():
+    assert vs.search(480, 640, *_readers(corner_reads=True, face="back"), backs=("back",)) is None
+    read_top, read_face = _readers(corner_reads=True)
+
+    def with_a_back(rects):  # a back beside the card, read surer than it
+        return read_top(rects)[:-1] + [("back", 0.99)]
+
+    assert vs.search(480, 640, read_top, read_face, backs=("back",)) is not None
+    assert vs.search(480, 640, with_a_back, read_face, backs=("back",)) is None
 
 
 # --- the recognizer

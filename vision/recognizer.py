@@ -1569,7 +1569,7 @@ class CardRecognizer:
             corner = self.corner_readings(image, qs)[:, :, names.index(face)].max(axis=1)
             return list(zip(faces, corner.tolist(), strict=True))
 
-        hit = search(image.shape[0], image.shape[1], read_top, read_face, faces=("back",))
+        hit = search(image.shape[0], image.shape[1], read_top, read_face, backs=("back",))
         if hit is None:
             return []
         face, prob, _, rect = hit

@@ -28,10 +28,15 @@ import numpy as np
 SEARCH_SIZES = (0.55, 0.75, 0.95)
 # Windows a half of their own width apart: a card is within a quarter width of one.
 SEARCH_STEP = 0.5
-# How many faces' windows are climbed (the surest window of each face, best first).
-SEARCH_FACES = 2
-# Steps of a climb, and one step's move: a share of the window's height, a scale, a turn.
-SEARCH_CLIMB = 4
+# How many faces' windows are climbed (the surest window of each face, best first): a 5 can
+# be read a 3 on a loose window, and its index shows it only on a tight one.
+SEARCH_FACES = 3
+# Steps of a climb, and one step's move: a share of the window's height, a scale, a turn;
+# where no step helps, the steps are halved down to SEARCH_FINEST of them (a card leaning
+# towards the lens is no rectangle: its index corners show on a window fitted to a few
+# pixels).
+SEARCH_CLIMB = 8
+SEARCH_FINEST = 0.25
 SEARCH_MOVE = 0.08
 SEARCH_SCALE = 1.12
 SEARCH_TURN = 8.0
@@ -69,13 +74,15 @@ def windows(h: int, w: int) -> list[Rect]:
     return out
 
 
-def neighbours(rect: Rect) -> list[Rect]:
-    """A window moved a step each way, scaled up and down, and turned either way."""
+def neighbours(rect: Rect, fine: float = 1.0) -> list[Rect]:
+    """A window moved a step each way, scaled up and down, and turned either way; `fine`:
+    the step's share."""
     (cx, cy), (sw, sh), deg = rect
-    d = SEARCH_MOVE * max(sw, sh)
+    d = SEARCH_MOVE * fine * max(sw, sh)
+    scale = SEARCH_SCALE ** fine
     out = [((cx + dx * d, cy + dy * d), (sw, sh), deg) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-    out += [((cx, cy), (sw * s, sh * s), deg) for s in (SEARCH_SCALE, 1 / SEARCH_SCALE)]
-    out += [((cx, cy), (sw, sh), deg + t) for t in (SEARCH_TURN, -SEARCH_TURN)]
+    out += [((cx, cy), (sw * s, sh * s), deg) for s in (scale, 1 / scale)]
+    out += [((cx, cy), (sw, sh), deg + t) for t in (SEARCH_TURN * fine, -SEARCH_TURN * fine)]
     return out
 
 
@@ -85,28 +92,37 @@ def rect_quad(rect: Rect) -> np.ndarray:
 
 
 def search(h: int, w: int, read_top: ReadTop, read_face: ReadFace,
-           faces: Sequence[str] = ()) -> tuple[str, float, float, Rect] | None:
+           backs: Sequence[str] = ()) -> tuple[str, float, float, Rect] | None:
     """The card in an h x w frame where both readers agree: (face, the classifier's
-    probability, the corner reader's, its window), or None. `faces`: faces never kept
-    (a card's back)."""
+    probability, the corner reader's, its window), or None. `backs`: the names of a card's
+    back, never kept; where a window is read as a back surer than any as a face, the card
+    shown is a back, and no face is looked for (a back's oval read as a wild's, in its corner
+    too: a photo of backs alone)."""
     grid = windows(h, w)
     if not grid:
         return None
     read = read_top(grid)
     surest: dict[str, tuple[float, Rect]] = {}
     for rect, (face, p) in zip(grid, read, strict=True):
-        if face not in faces and p > surest.get(face, (-1.0, rect))[0]:
+        if p > surest.get(face, (-1.0, rect))[0]:
             surest[face] = (p, rect)
+    ranked = sorted(surest.items(), key=lambda kv: -kv[1][0])
+    if ranked and ranked[0][0] in backs:
+        return None
     best: tuple[str, float, float, Rect] | None = None
-    for face, (_, rect) in sorted(surest.items(), key=lambda kv: -kv[1][0])[:SEARCH_FACES]:
+    for face, (_, rect) in [kv for kv in ranked if kv[0] not in backs][:SEARCH_FACES]:
         (p, corner), = read_face([rect], face)
+        fine = 1.0
         for _ in range(SEARCH_CLIMB):
-            tried = neighbours(rect)
+            tried = neighbours(rect, fine)
             scores = read_face(tried, face)
             k = int(np.argmax([a + b for a, b in scores]))
-            if sum(scores[k]) <= p + corner:
+            if sum(scores[k]) > p + corner:
+                rect, (p, corner) = tried[k], scores[k]
+            elif fine > SEARCH_FINEST:
+                fine /= 2
+            else:
                 break
-            rect, (p, corner) = tried[k], scores[k]
         if p >= SEARCH_MIN and corner >= SEARCH_INDEX and (best is None or p + corner > best[1] + best[2]):
             best = (face, p, corner, rect)
     return best
