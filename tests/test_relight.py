@@ -51,7 +51,8 @@ def photos():
 
 @pytest.fixture(scope="module")
 def as_they_are():
-    return CardRecognizer.default(photos=True, relight=False, soften=False)
+    # nor searched for where no box is found (vision.search, which names some of these too)
+    return CardRecognizer.default(photos=True, relight=False, soften=False, search=False)
 
 
 def test_only_a_dark_photo_is_lifted_and_a_black_one_is_not():
@@ -168,6 +169,7 @@ def test_a_card_under_a_warm_bulb_and_a_white_glare_is_found_balanced_by_its_mea
 
     img = _warm_glare(seed, card, design)
     monkeypatch.setattr(recognizer, "GREY_WORLD", False)
+    monkeypatch.setattr(photos, "search", False)  # (vision.search names some of these too)
     assert photos.recognize(img) == []
     monkeypatch.setattr(recognizer, "GREY_WORLD", True)
     found = photos.recognize(img)
