@@ -160,3 +160,12 @@ def test_detect_says_a_card_was_found_by_the_search(tmp_path, capsys, monkeypatc
     assert found["card"] == card and found["searched"] is True
     assert main(["detect", str(path)]) == 0
     assert "found by searching the photo" in capsys.readouterr().out
+
+
+def test_a_big_photo_is_searched_shrunk_and_its_card_reported_in_its_own_pixels(photos, monkeypatch):
+    seed, card, design = SEARCHED[0]
+    img, true = _held(seed, card, design)
+    big = cv2.resize(img, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)  # 2560x1920
+    _no_box(photos, monkeypatch)
+    (d,) = photos.recognize(big)
+    assert d.card == card and d.searched and _iou(np.float32(d.quad), true * 4) > 0.6

@@ -1550,10 +1550,13 @@ class CardRecognizer:
         """The card `vision.search.search` finds in a photo where no box was found, said
         `searched`; [] where the two readers agree on none."""
         from vision.crops import order_portrait
-        from vision.search import rect_quad, search
+        from vision.search import SEARCH_LONG, rect_quad, search
 
         scratch: dict[str, float] = {}
         names = self._corner[2]
+        given, shrink = image, min(1.0, SEARCH_LONG / max(image.shape[:2]))
+        if shrink < 1.0:
+            image = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
 
         def quads(rects):
             return [order_portrait(rect_quad(r)) for r in rects]
@@ -1573,13 +1576,14 @@ class CardRecognizer:
         if hit is None:
             return []
         face, prob, _, rect = hit
-        quad = quads([rect])[0]
-        quad[:, 0] = np.clip(quad[:, 0], 0, image.shape[1])
-        quad[:, 1] = np.clip(quad[:, 1], 0, image.shape[0])
+        candidates = tuple(self.classify_top(image, quads([rect]), 3, scratch)[0])
+        quad = quads([rect])[0] / shrink
+        quad[:, 0] = np.clip(quad[:, 0], 0, given.shape[1])
+        quad[:, 1] = np.clip(quad[:, 1], 0, given.shape[0])
         (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
         return [CardDetection(card=face, confidence=prob, box=(float(x0), float(y0), float(x1), float(y1)),
                               quad=tuple((float(x), float(y)) for x, y in quad), detector_confidence=0.0,
-                              candidates=tuple(self.classify_top(image, [quad], 3, scratch)[0]), searched=True)]
+                              candidates=candidates, searched=True)]
 
     def recognize(self, image: np.ndarray) -> list[CardDetection]:
         """Every card in a BGR image (any size), best detector score first. Its stage times:

@@ -45,6 +45,10 @@ SEARCH_TURN = 8.0
 SEARCH_MIN = 0.5
 SEARCH_INDEX = 0.5
 
+# The photo is searched at most this long (a phone's 12 MP photo took 5.4 s at full size): a
+# card half its side long is still 300 px or more, against the classifier's 64x96 crops.
+SEARCH_LONG = 960
+
 CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
 
 Rect = tuple[tuple[float, float], tuple[float, float], float]  # cv2's rotated rect
