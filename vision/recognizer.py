@@ -1576,8 +1576,9 @@ class CardRecognizer:
         if hit is None:
             return []
         face, prob, _, rect = hit
-        candidates = tuple(self.classify_top(image, quads([rect]), 3, scratch)[0])
-        quad = quads([rect])[0] / shrink
+        (found,) = quads([rect])
+        candidates = tuple(self.classify_top(image, [found], 3, scratch)[0])
+        quad = found / shrink
         quad[:, 0] = np.clip(quad[:, 0], 0, given.shape[1])
         quad[:, 1] = np.clip(quad[:, 1], 0, given.shape[0])
         (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)

@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
+from vision.render import CARD_ASPECT
+
 # The windows' heights, as shares of the frame's side that a card's long side lies along (a
 # card held up to a webcam fills about half of its height or more; a smaller one is the
 # tiles' and the detector's).
@@ -48,8 +50,6 @@ SEARCH_INDEX = 0.5
 # The photo is searched at most this long (a phone's 12 MP photo took 5.4 s at full size): a
 # card half its side long is still 300 px or more, against the classifier's 64x96 crops.
 SEARCH_LONG = 960
-
-CARD_ASPECT = 56.0 / 87.0  # width / height of a UNO card
 
 Rect = tuple[tuple[float, float], tuple[float, float], float]  # cv2's rotated rect
 # rects -> each one's likeliest face and its probability
