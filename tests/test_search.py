@@ -4,6 +4,7 @@ window reads it too (the held-out webcam photos lost most of their cards for wan
 issue 13)."""
 
 import json
+import sys
 
 import cv2
 import numpy as np
@@ -38,6 +39,33 @@ def test_the_windows_are_card_shaped_inside_the_frame_upright_and_sideways():
             assert near <= 0.25 * sh * vs.CARD_ASPECT * np.sqrt(2) + 1
 
 
+def test_the_wider_windows_turn_every_way_and_reach_past_the_frame():
+    h, w = 480, 640
+    grid = vs.wider_windows(h, w)
+    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    assert {deg for _, _, deg in grid} == set(vs.WIDER_ANGLES)
+    assert {round(sh / h, 2) for _, (_, sh), _ in grid} == set(vs.WIDER_SIZES)
+    for rect in grid:
+        (sw, sh), q = rect[1], vs.rect_quad(rect)
+        assert sw / sh == pytest.approx(vs.CARD_ASPECT)
+        assert cv2.intersectConvexConvex(q, frame)[0] >= (vs.WIDER_VISIBLE - 1e-3) * sw * sh
+    # some reach past the frame: a card nearer the lens than the frame holds
+    assert any(vs.rect_quad(r)[:, 1].min() < 0 or vs.rect_quad(r)[:, 0].max() > w for r in grid)
+    # every card of a wider size, at any turn, three quarters of it in the frame, has a window
+    # of its size that covers it about half (the climb does the rest)
+    rng = np.random.default_rng(37)
+    for share in vs.WIDER_SIZES:
+        long = share * h
+        size = (long * vs.CARD_ASPECT, long)
+        mine = [r for r in grid if r[1][1] == pytest.approx(long)]
+        for _ in range(40):
+            while True:
+                card = ((rng.uniform(0, w), rng.uniform(0, h)), size, rng.uniform(-90, 90))
+                if cv2.intersectConvexConvex(vs.rect_quad(card), frame)[0] >= 0.75 * size[0] * size[1]:
+                    break
+            assert max(_rect_iou(r, card) for r in mine) >= 0.45
+
+
 CARD = ((300.0, 250.0), (0.6 * 480 * vs.CARD_ASPECT, 0.6 * 480), 5.0)  # a card between the grid's sizes, turned
 
 
@@ -69,6 +97,33 @@ def test_a_window_is_climbed_onto_the_card_where_the_face_and_its_index_agree():
 
 def test_a_face_its_index_does_not_show_is_not_kept():
     assert vs.search(480, 640, *_readers(corner_reads=False)) is None
+
+
+def _counted(read_top):
+    calls = []
+
+    def counted(rects):
+        calls.append(len(rects))
+        return read_top(rects)
+
+    return counted, calls
+
+
+def test_the_wider_grid_is_read_only_where_the_first_keeps_no_face(monkeypatch):
+    read_top, read_face = _readers(corner_reads=True)
+    counted, calls = _counted(read_top)
+    assert vs.search(480, 640, counted, read_face)[0] == "red-7"
+    assert calls == [len(vs.windows(480, 640))]
+    # the same card turned 45 degrees: the first grid's climbs do not reach it, the wider's do
+    monkeypatch.setattr(vs, "SEARCH_CLIMB", 2)
+    turned = (CARD[0], CARD[1], 45.0)
+    monkeypatch.setattr(sys.modules[__name__], "CARD", turned)
+    counted, calls = _counted(read_top)
+    face, _, _, rect = vs.search(480, 640, counted, read_face)
+    assert face == "red-7" and _rect_iou(rect, turned) > 0.8
+    assert calls == [len(vs.windows(480, 640)), len(vs.wider_windows(480, 640))]
+    monkeypatch.setattr(vs, "wider_windows", lambda h, w: [])
+    assert vs.search(480, 640, read_top, read_face) is None
 
 
 def test_a_back_is_never_kept_and_a_back_read_surest_ends_the_search():
@@ -117,6 +172,51 @@ def test_a_held_up_card_that_gets_no_box_is_found_by_the_search(photos, monkeypa
     assert d.card == card and d.searched and d.confidence >= vs.SEARCH_MIN and d.detector_confidence == 0.0
     assert _iou(np.float32(d.quad), true) > 0.6 and d.candidates[0][0] == card
     assert "search" in photos.last_timings
+
+
+def _close_or_turned(seed: int, card: str, design: str, kind: str):
+    """A held-up render zoomed into 1.6 times (cut by the frame: nearer the lens than it
+    holds) or turned 45 degrees; and its quad (past the frame where cut)."""
+    rng = np.random.default_rng(seed)
+    art = render_card(card, height=400, rng=rng, params=random_params(rng, design))
+    if kind == "turned":
+        ah, aw = art.shape[:2]
+        d = int(np.hypot(ah, aw)) + 2
+        m = cv2.getRotationMatrix2D((aw / 2, ah / 2), 45 if seed % 2 else -45, 1.0)
+        m[:, 2] += [(d - aw) / 2, (d - ah) / 2]
+        art = cv2.warpAffine(art, m, (d, d), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    img, quad = held_scene(rng, art)
+    if kind == "turned":  # the card's own corners, from its canvas's
+        card_corners = np.float32([[0, 0], [aw, 0], [aw, ah], [0, ah]]) @ m[:, :2].T + m[:, 2]
+        to_frame = cv2.getPerspectiveTransform(np.float32([[0, 0], [d, 0], [d, d], [0, d]]), np.float32(quad))
+        quad = cv2.perspectiveTransform(card_corners[None].astype(np.float32), to_frame)[0]
+    if kind == "close":
+        big = cv2.resize(img, None, fx=1.6, fy=1.6, interpolation=cv2.INTER_LINEAR)
+        y, x = (big.shape[0] - 480) // 2, (big.shape[1] - 640) // 2
+        img, quad = big[y:y + 480, x:x + 640], quad * 1.6 - [x, y]
+    return img, np.float32(quad)
+
+
+# of 12 drawn each way (`data/s37/find_seeds.py`), the wider grid found 2 close-ups and 8 turned
+# cards the first grid alone does not, and lost none
+WIDER = [(5, "blue-0", "2020s", "close"), (11, "blue-8", "2020s", "close"), (1, "blue-8", "2010s", "turned"),
+         (9, "red-6", "classic", "turned")]
+
+
+@pytest.mark.parametrize(("seed", "card", "design", "kind"), WIDER)
+def test_a_card_turned_45_degrees_or_nearer_than_the_frame_is_found_by_the_wider_grid(
+        photos, monkeypatch, seed, card, design, kind):
+    img, true = _close_or_turned(seed, card, design, kind)
+    _no_box(photos, monkeypatch)
+    wider = vs.wider_windows
+    monkeypatch.setattr(vs, "wider_windows", lambda h, w: [])
+    assert [d.card for d in photos.recognize(img)] != [card]
+    monkeypatch.setattr(vs, "wider_windows", wider)
+    (d,) = photos.recognize(img)
+    assert d.card == card and d.searched and d.confidence >= vs.SEARCH_MIN
+    frame = np.float32([[0, 0], [640, 0], [640, 480], [0, 480]])
+    seen = cv2.intersectConvexConvex(true, frame)[1].reshape(-1, 2)  # the card's part in the frame
+    assert _iou(np.float32(d.quad), seen) > 0.6
 
 
 def test_frames_with_no_card_get_no_face_from_the_search(photos, monkeypatch):

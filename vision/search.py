@@ -7,7 +7,8 @@ trained on real photos' crops and corners, see a card's face whatever lies aroun
 photo is read through windows of a card's shape on a coarse grid (upright and sideways, a
 half to the whole of the frame), the surest faces' windows are climbed (moved, scaled,
 turned) to where their face reads best, and a face is kept only where two readers agree on
-it: the classifier on the window (SEARCH_MIN) and the corner reader on one of its index
+it (where none is, a wider grid is read the same way: windows turned 45 degrees, and
+windows of cards nearer the lens than the frame holds, cut by its edges): the classifier on the window (SEARCH_MIN) and the corner reader on one of its index
 corners (SEARCH_INDEX). A wall, a cloth or a face read as a card by the classifier alone
 (half of the frames without a card give some window 0.5 or more) has no index in its corner
 (the corner reader says "none"), and that is what keeps faces from being made up.
@@ -17,6 +18,7 @@ Pure geometry and search; the readers come from `vision.recognizer.CardRecognize
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import cv2
@@ -30,6 +32,16 @@ from vision.render import CARD_ASPECT
 SEARCH_SIZES = (0.55, 0.75, 0.95)
 # Windows a half of their own width apart: a card is within a quarter width of one.
 SEARCH_STEP = 0.5
+# The wider grid, read where the first keeps no face (only then: a climb begun from a window
+# turned 45 degrees, or from one past the frame, loses cards the first grid's windows find;
+# models/README.md, thirty-seventh session). Its windows' long sides, as shares of the frame's
+# short side (a card's size does not change with its turn), past 1 for a card nearer the lens
+# than the frame holds; its turns, so that every card lies within 22.5 degrees of one; and
+# the share of a window that must lie inside the frame (the crops replicate the edge's
+# pixels beyond it).
+WIDER_SIZES = (0.55, 0.75, 0.95, 1.2, 1.5)
+WIDER_ANGLES = (0.0, 90.0, 45.0, -45.0)
+WIDER_VISIBLE = 0.6
 # How many faces' windows are climbed (the surest window of each face, best first): a 5 can
 # be read a 3 on a loose window, and its index shows it only on a tight one.
 SEARCH_FACES = 3
@@ -78,6 +90,36 @@ def windows(h: int, w: int) -> list[Rect]:
     return out
 
 
+def wider_windows(h: int, w: int) -> list[Rect]:
+    """The wider grid over an h x w frame: WIDER_SIZES of its short side long, at each of
+    WIDER_ANGLES, centres SEARCH_STEP of a window's width apart, each with at least
+    WIDER_VISIBLE of it inside the frame."""
+    out: list[Rect] = []
+    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    for deg in WIDER_ANGLES:
+        c, s = abs(math.cos(math.radians(deg))), abs(math.sin(math.radians(deg)))
+        for share in WIDER_SIZES:
+            long = share * min(h, w)
+            short = long * CARD_ASPECT
+            # the window's upright bounding box, half of it each way, may overhang the frame
+            # by what would still leave WIDER_VISIBLE of it inside
+            half_x, half_y = (c * short + s * long) / 2, (s * short + c * long) / 2
+            axes = []
+            for half, side in ((half_x, w), (half_y, h)):
+                over = 2 * half * (1 - WIDER_VISIBLE)
+                lo, hi = half - over, side - half + over
+                if lo > hi:
+                    lo = hi = side / 2
+                axes.append(np.linspace(lo, hi, max(1, round((hi - lo) / (SEARCH_STEP * short)) + 1)))
+            for x in axes[0]:
+                for y in axes[1]:
+                    rect = ((float(x), float(y)), (short, long), float(deg))
+                    inside, _ = cv2.intersectConvexConvex(rect_quad(rect), frame)
+                    if inside >= (WIDER_VISIBLE - 1e-6) * short * long:
+                        out.append(rect)
+    return out
+
+
 def neighbours(rect: Rect, fine: float = 1.0) -> list[Rect]:
     """A window moved a step each way, scaled up and down, and turned either way; `fine`:
     the step's share."""
@@ -98,13 +140,26 @@ def rect_quad(rect: Rect) -> np.ndarray:
 def search(h: int, w: int, read_top: ReadTop, read_face: ReadFace,
            backs: Sequence[str] = ()) -> tuple[str, float, float, Rect] | None:
     """The card in an h x w frame where both readers agree: (face, the classifier's
-    probability, the corner reader's, its window), or None. `backs`: the names of a card's
-    back, never kept; where a window is read as a back surer than any as a face, the card
+    probability, the corner reader's, its window), or None. The grid (`windows`) first, the
+    wider grid (`wider_windows`) where it keeps none. `backs`: the names of a card's back,
+    never kept; where a grid's window is read as a back surer than any as a face, the card
     shown is a back, and no face is looked for (a back's oval read as a wild's, in its corner
     too: a photo of backs alone)."""
-    grid = windows(h, w)
+    climbed: set[tuple[str, Rect]] = set()
+    for grid in (windows(h, w), wider_windows(h, w)):
+        found = _search_grid(grid, read_top, read_face, backs, climbed)
+        if found is not False:
+            return found
+    return None
+
+
+def _search_grid(grid: list[Rect], read_top: ReadTop, read_face: ReadFace, backs: Sequence[str],
+                 climbed: set[tuple[str, Rect]]) -> tuple[str, float, float, Rect] | None | bool:
+    """`search` on one grid: the face kept, None where a back is read surest (the search
+    ends), False where none is kept. `climbed`: the (face, window) climbs already made, not
+    made again (and added to)."""
     if not grid:
-        return None
+        return False
     read = read_top(grid)
     surest: dict[str, tuple[float, Rect]] = {}
     for rect, (face, p) in zip(grid, read, strict=True):
@@ -114,7 +169,9 @@ def search(h: int, w: int, read_top: ReadTop, read_face: ReadFace,
     if ranked and ranked[0][0] in backs:
         return None
     best: tuple[str, float, float, Rect] | None = None
-    for face, (_, rect) in [kv for kv in ranked if kv[0] not in backs][:SEARCH_FACES]:
+    fresh = [(face, rect) for face, (_, rect) in ranked if face not in backs and (face, rect) not in climbed]
+    for face, rect in fresh[:SEARCH_FACES]:
+        climbed.add((face, rect))
         (p, corner), = read_face([rect], face)
         fine = 1.0
         for _ in range(SEARCH_CLIMB):
@@ -129,4 +186,4 @@ def search(h: int, w: int, read_top: ReadTop, read_face: ReadFace,
                 break
         if p >= SEARCH_MIN and corner >= SEARCH_INDEX and (best is None or p + corner > best[1] + best[2]):
             best = (face, p, corner, rect)
-    return best
+    return False if best is None else best
