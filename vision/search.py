@@ -7,11 +7,13 @@ trained on real photos' crops and corners, see a card's face whatever lies aroun
 photo is read through windows of a card's shape on a coarse grid (upright and sideways, a
 half to the whole of the frame), the surest faces' windows are climbed (moved, scaled,
 turned) to where their face reads best, and a face is kept only where two readers agree on
-it (where none is, a wider grid is read the same way: windows turned 45 degrees, and
-windows of cards nearer the lens than the frame holds, cut by its edges): the classifier on the window (SEARCH_MIN) and the corner reader on one of its index
+it: the classifier on the window (SEARCH_MIN) and the corner reader on one of its index
 corners (SEARCH_INDEX). A wall, a cloth or a face read as a card by the classifier alone
 (half of the frames without a card give some window 0.5 or more) has no index in its corner
-(the corner reader says "none"), and that is what keeps faces from being made up.
+(the corner reader says "none"), and that is what keeps faces from being made up. Where the
+grid keeps no face, a wider one is read the same way: windows turned 45 degrees, and windows
+of a card nearer the lens than the frame holds, cut by its edges (the held-out photos' cards
+"fill the frame or are cut by its edge").
 
 Pure geometry and search; the readers come from `vision.recognizer.CardRecognizer`.
 """
