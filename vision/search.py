@@ -148,20 +148,20 @@ def search(h: int, w: int, read_top: ReadTop, read_face: ReadFace,
     shown is a back, and no face is looked for (a back's oval read as a wild's, in its corner
     too: a photo of backs alone)."""
     climbed: set[tuple[str, Rect]] = set()
-    for grid in (windows(h, w), wider_windows(h, w)):
-        found = _search_grid(grid, read_top, read_face, backs, climbed)
-        if found is not False:
+    for grid in (windows, wider_windows):  # the wider grid is built only where it is read
+        found, stop = _search_grid(grid(h, w), read_top, read_face, backs, climbed)
+        if found is not None or stop:
             return found
     return None
 
 
 def _search_grid(grid: list[Rect], read_top: ReadTop, read_face: ReadFace, backs: Sequence[str],
-                 climbed: set[tuple[str, Rect]]) -> tuple[str, float, float, Rect] | None | bool:
-    """`search` on one grid: the face kept, None where a back is read surest (the search
-    ends), False where none is kept. `climbed`: the (face, window) climbs already made, not
-    made again (and added to)."""
+                 climbed: set[tuple[str, Rect]]) -> tuple[tuple[str, float, float, Rect] | None, bool]:
+    """`search` on one grid: (the face kept or None, whether the search ends there: a face
+    kept, or a back read surest). `climbed`: the (face, window) climbs already made, not made
+    again (and added to)."""
     if not grid:
-        return False
+        return None, False
     read = read_top(grid)
     surest: dict[str, tuple[float, Rect]] = {}
     for rect, (face, p) in zip(grid, read, strict=True):
@@ -169,7 +169,7 @@ def _search_grid(grid: list[Rect], read_top: ReadTop, read_face: ReadFace, backs
             surest[face] = (p, rect)
     ranked = sorted(surest.items(), key=lambda kv: -kv[1][0])
     if ranked and ranked[0][0] in backs:
-        return None
+        return None, True
     best: tuple[str, float, float, Rect] | None = None
     fresh = [(face, rect) for face, (_, rect) in ranked if face not in backs and (face, rect) not in climbed]
     for face, rect in fresh[:SEARCH_FACES]:
@@ -188,4 +188,4 @@ def _search_grid(grid: list[Rect], read_top: ReadTop, read_face: ReadFace, backs
                 break
         if p >= SEARCH_MIN and corner >= SEARCH_INDEX and (best is None or p + corner > best[1] + best[2]):
             best = (face, p, corner, rect)
-    return False if best is None else best
+    return best, best is not None
