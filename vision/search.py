@@ -13,7 +13,8 @@ corners (SEARCH_INDEX). A wall, a cloth or a face read as a card by the classifi
 (the corner reader says "none"), and that is what keeps faces from being made up. Where the
 grid keeps no face, a wider one is read the same way: windows turned 45 degrees, and windows
 of a card nearer the lens than the frame holds, cut by its edges (the held-out photos' cards
-"fill the frame or are cut by its edge").
+"fill the frame or are cut by its edge"); where that keeps none either, a grid of small
+windows (a card at arm's length or across a table).
 
 Pure geometry and search; the readers come from `vision.recognizer.CardRecognizer`.
 """
@@ -44,6 +45,12 @@ SEARCH_STEP = 0.5
 WIDER_SIZES = (0.55, 0.75, 0.95, 1.2, 1.5)
 WIDER_ANGLES = (0.0, 90.0, 45.0, -45.0)
 WIDER_VISIBLE = 0.6
+# The small grid, read where neither keeps a face: a card a third of the frame's short side
+# long or so (held at arm's length, lying on a table across the room) that the detector gave
+# no box; turned as the wider grid, wholly inside the frame. Last, for its many windows (551
+# on a 640x480 frame) cost time only where no card is found sooner (models/README.md,
+# thirty-eighth session).
+SMALL_SIZES = (0.3, 0.42)
 # How many faces' windows are climbed (the surest window of each face, best first): a 5 can
 # be read a 3 on a loose window, and its index shows it only on a tight one.
 SEARCH_FACES = 3
@@ -96,19 +103,32 @@ def wider_windows(h: int, w: int) -> list[Rect]:
     """The wider grid over an h x w frame: WIDER_SIZES of its short side long, at each of
     WIDER_ANGLES, centres SEARCH_STEP of a window's width apart, each with at least
     WIDER_VISIBLE of it inside the frame."""
+    return turned_grid(h, w, WIDER_SIZES, WIDER_VISIBLE)
+
+
+def small_windows(h: int, w: int) -> list[Rect]:
+    """The small grid over an h x w frame: SMALL_SIZES of its short side long, turned as the
+    wider grid, each wholly inside the frame."""
+    return turned_grid(h, w, SMALL_SIZES, 1.0)
+
+
+def turned_grid(h: int, w: int, sizes: Sequence[float], visible: float) -> list[Rect]:
+    """Card-shaped windows over an h x w frame: `sizes` of its short side long, at each of
+    WIDER_ANGLES, centres SEARCH_STEP of a window's width apart, each with at least `visible`
+    of it inside the frame."""
     out: list[Rect] = []
     frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     for deg in WIDER_ANGLES:
         c, s = abs(math.cos(math.radians(deg))), abs(math.sin(math.radians(deg)))
-        for share in WIDER_SIZES:
+        for share in sizes:
             long = share * min(h, w)
             short = long * CARD_ASPECT
             # the window's upright bounding box, half of it each way, may overhang the frame
-            # by what would still leave WIDER_VISIBLE of it inside
+            # by what would still leave `visible` of it inside
             half_x, half_y = (c * short + s * long) / 2, (s * short + c * long) / 2
             axes = []
             for half, side in ((half_x, w), (half_y, h)):
-                over = 2 * half * (1 - WIDER_VISIBLE)
+                over = 2 * half * (1 - visible)
                 lo, hi = half - over, side - half + over
                 if lo > hi:
                     lo = hi = side / 2
@@ -117,7 +137,7 @@ def wider_windows(h: int, w: int) -> list[Rect]:
                 for y in axes[1]:
                     rect = ((float(x), float(y)), (short, long), float(deg))
                     inside, _ = cv2.intersectConvexConvex(rect_quad(rect), frame)
-                    if inside >= (WIDER_VISIBLE - 1e-6) * short * long:
+                    if inside >= (visible - 1e-6) * short * long:
                         out.append(rect)
     return out
 
@@ -143,12 +163,13 @@ def search(h: int, w: int, read_top: ReadTop, read_face: ReadFace,
            backs: Sequence[str] = ()) -> tuple[str, float, float, Rect] | None:
     """The card in an h x w frame where both readers agree: (face, the classifier's
     probability, the corner reader's, its window), or None. The grid (`windows`) first, the
-    wider grid (`wider_windows`) where it keeps none. `backs`: the names of a card's back,
+    wider grid (`wider_windows`) where it keeps none, the small grid (`small_windows`) where
+    neither does. `backs`: the names of a card's back,
     never kept; where a grid's window is read as a back surer than any as a face, the card
     shown is a back, and no face is looked for (a back's oval read as a wild's, in its corner
     too: a photo of backs alone)."""
     climbed: set[tuple[str, Rect]] = set()
-    for grid in (windows, wider_windows):  # the wider grid is built only where it is read
+    for grid in (windows, wider_windows, small_windows):  # each built only where it is read
         found, stop = _search_grid(grid(h, w), read_top, read_face, backs, climbed)
         if found is not None or stop:
             return found
