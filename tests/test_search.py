@@ -53,15 +53,22 @@ def test_the_wider_windows_turn_every_way_and_reach_past_the_frame():
     assert any(vs.rect_quad(r)[:, 1].min() < 0 or vs.rect_quad(r)[:, 0].max() > w for r in grid)
     # every card of a wider size, at any turn, three quarters of it in the frame, has a window
     # of its size that covers it about half (the climb does the rest)
-    rng = np.random.default_rng(37)
-    for share in vs.WIDER_SIZES:
+    _every_card_covered(grid, h, w, vs.WIDER_SIZES, inside=0.75, seed=37)
+
+
+def _every_card_covered(grid, h: int, w: int, sizes, inside: float, seed: int) -> None:
+    """Each of 40 cards of each of `sizes` (of the frame's height), at any turn, with at least
+    `inside` of it in the frame, has a window of its size in `grid` over it at IoU 0.45."""
+    rng = np.random.default_rng(seed)
+    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    for share in sizes:
         long = share * h
         size = (long * vs.CARD_ASPECT, long)
         mine = [r for r in grid if r[1][1] == pytest.approx(long)]
         for _ in range(40):
             while True:
                 card = ((rng.uniform(0, w), rng.uniform(0, h)), size, rng.uniform(-90, 90))
-                if cv2.intersectConvexConvex(vs.rect_quad(card), frame)[0] >= 0.75 * size[0] * size[1]:
+                if cv2.intersectConvexConvex(vs.rect_quad(card), frame)[0] >= inside * size[0] * size[1]:
                     break
             assert max(_rect_iou(r, card) for r in mine) >= 0.45
 
@@ -78,18 +85,7 @@ def test_the_small_windows_turn_every_way_inside_the_frame():
         assert q[:, 0].min() >= -0.5 and q[:, 0].max() <= w + 0.5 and q[:, 1].min() >= -0.5 and q[:, 1].max() <= h + 0.5
     # every card of a small size, at any turn, wholly in the frame, has a window of its size
     # that covers it about half
-    rng = np.random.default_rng(38)
-    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    for share in vs.SMALL_SIZES:
-        long = share * h
-        size = (long * vs.CARD_ASPECT, long)
-        mine = [r for r in grid if r[1][1] == pytest.approx(long)]
-        for _ in range(40):
-            while True:
-                card = ((rng.uniform(0, w), rng.uniform(0, h)), size, rng.uniform(-90, 90))
-                if cv2.intersectConvexConvex(vs.rect_quad(card), frame)[0] >= 0.999 * size[0] * size[1]:
-                    break
-            assert max(_rect_iou(r, card) for r in mine) >= 0.45
+    _every_card_covered(grid, h, w, vs.SMALL_SIZES, inside=0.999, seed=38)
 
 
 CARD = ((300.0, 250.0), (0.6 * 480 * vs.CARD_ASPECT, 0.6 * 480), 5.0)  # a card between the grid's sizes, turned
